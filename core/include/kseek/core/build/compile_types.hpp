@@ -1,0 +1,67 @@
+// Values of one candidate build: what is asked of NVRTC and what comes back (binary, log, resources).
+// It must never hold state of the compiler itself: a CompileOutput is complete and cacheable as it is.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kseek/core/status.hpp"
+#include "kseek/sdk/types.hpp"
+
+namespace kseek {
+
+struct CompileRequest {
+  SourceFile source;                    // the candidate; `name` appears in diagnostics
+  std::vector<SourceFile> headers;      // offered to NVRTC by include name (SDK + plugin headers)
+  std::string arch = "sm_90a";          // NVRTC real architecture
+  std::vector<std::string> options;     // extra NVRTC options, after the fixed ones
+  double timeout_seconds = 300.0;       // compile time limit
+  std::uint64_t max_cubin_bytes = 64ull << 20;
+  std::uint64_t max_compile_memory_bytes = 8ull << 30;  // address-space cap of the compiler process
+};
+
+// Per-kernel resources as ptxas reports them (`--ptxas-options=-v`).
+struct KernelResources {
+  std::string kernel;
+  int registers = 0;
+  int barriers = 0;
+  std::uint64_t stack_frame_bytes = 0;
+  std::uint64_t spill_store_bytes = 0;
+  std::uint64_t spill_load_bytes = 0;
+  std::uint64_t static_shared_bytes = 0;
+  std::uint64_t constant_bytes = 0;     // cmem[0]: the kernel's parameter bank and friends
+  friend bool operator==(const KernelResources&, const KernelResources&) = default;
+};
+
+// One compiler complaint, located and shown with the offending source line.
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  std::string severity;  // "error" or "warning"
+  std::string message;
+  std::string source_line;
+};
+
+struct CompileOutput {
+  Status status = Status::kCompileError;  // kOk or kCompileError
+  std::string error;                      // one line when status != kOk
+  std::string log;                        // NVRTC's full log
+  std::vector<Diagnostic> diagnostics;
+  std::string ptx;                        // present even when ptxas failed, if the front end succeeded
+  std::string cubin;
+  std::vector<KernelResources> kernels;
+  std::vector<std::string> options;       // the complete NVRTC option list used
+  std::string nvrtc_version;
+  std::string cache_key;
+  bool cache_hit = false;
+  double seconds = 0;                     // wall time of this build (lookup or compile)
+};
+
+void to_json(nlohmann::json& j, const KernelResources& v);
+void from_json(const nlohmann::json& j, KernelResources& v);
+void to_json(nlohmann::json& j, const Diagnostic& v);
+
+}  // namespace kseek

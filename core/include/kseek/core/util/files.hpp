@@ -1,0 +1,18 @@
+// Whole-file reads and atomic whole-file writes (temporary file, fsync, rename, fsync of the folder).
+// It must never leave a half-written file under the final name, whatever kills the process.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "kseek/sdk/result.hpp"
+
+namespace kseek {
+
+Result<std::string> read_file(const std::filesystem::path& path);
+
+// Readers see either the old content or the new, never a mix; the parent folder is created if needed.
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace kseek

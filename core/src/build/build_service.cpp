@@ -1,0 +1,121 @@
+// Cache-aware compilation and the verdict of a build. A failed build is re-examined with relocatable device
+// code, so that a forbidden symbol that only links that way (device launches, library entry points) is
+// named as a CONSTRAINT_VIOLATION instead of hiding behind a COMPILE_ERROR.
+#include "kseek/core/build/build_service.hpp"
+
+#include <fmt/format.h>
+
+#include "kseek/core/build/compile_diagnostics.hpp"
+#include "kseek/core/build/isolated_compile.hpp"
+#include "kseek/core/build/nvrtc_compiler.hpp"
+#include "kseek/core/util/sha256.hpp"
+
+namespace kseek {
+
+CompileRequest make_compile_request(const Plugin& plugin, SourceFile source, std::string arch,
+                                    const Constraints& constraints) {
+  CompileRequest request;
+  request.source = std::move(source);
+  request.headers = sdk_device_headers();
+  for (auto& header : plugin.candidate_headers()) request.headers.push_back(std::move(header));
+  request.arch = std::move(arch);
+  request.timeout_seconds = constraints.compile_timeout_seconds;
+  request.max_cubin_bytes = constraints.max_cubin_bytes;
+  request.max_compile_memory_bytes = constraints.max_compile_memory_bytes;
+  return request;
+}
+
+CompileOutput BuildService::compile(const CompileRequest& request) {
+  const std::string key = build_cache_key(request);
+  if (cache_) {
+    if (auto hit = cache_->load(key)) return std::move(*hit);
+    if (!cache_->last_discard_reason().empty()) notes_.push_back(cache_->last_discard_reason());
+  }
+  CompileOutput out = compile_isolated(request, request.max_compile_memory_bytes);
+  out.cache_key = key;
+  if (cache_ && out.status == Status::kOk) {
+    if (auto stored = cache_->store(key, out); !stored) {
+      notes_.push_back(fmt::format("build cache not updated: {}", stored.error().message));
+    }
+  }
+  return out;
+}
+
+CandidateBuild BuildService::build_and_check(const CompileRequest& request, const Constraints& constraints) {
+  CandidateBuild build;
+  build.arch = request.arch;
+  build.source_sha256 = sha256_hex(request.source.text);
+  build.compile = compile(request);
+
+  auto violation_message = [](const ConstraintReport& report) {
+    const auto& v = report.violations.front();
+    std::string message = fmt::format("constraint '{}' violated by {} ({})", v.rule, v.symbol, v.where);
+    if (report.violations.size() > 1) message += fmt::format(" and {} more", report.violations.size() - 1);
+    return message;
+  };
+
+  if (build.compile.status == Status::kOk) {
+    auto report = check_constraints(constraints, build.compile.cubin, build.compile.ptx);
+    if (!report) {
+      build.status = Status::kConstraintViolation;
+      build.message = report.error().message;
+      return build;
+    }
+    build.constraints = std::move(*report);
+    build.status = build.constraints.ok() ? Status::kOk : Status::kConstraintViolation;
+    if (!build.constraints.ok()) build.message = violation_message(build.constraints);
+    return build;
+  }
+
+  // The build failed. A timeout or size cap is final; otherwise look for forbidden names first.
+  build.status = Status::kCompileError;
+  build.message = build.compile.error;
+  const bool capped = build.compile.error.find("time limit") != std::string::npos ||
+                      build.compile.error.find("memory cap") != std::string::npos ||
+                      build.compile.error.find("over the cap") != std::string::npos;
+  if (capped) return build;
+  if (!build.compile.ptx.empty()) {
+    if (auto report = check_constraints(constraints, "", build.compile.ptx); report && !report->ok()) {
+      build.constraints = std::move(*report);
+      build.status = Status::kConstraintViolation;
+      build.message = violation_message(build.constraints);
+      return build;
+    }
+  }
+  CompileRequest relocatable = request;
+  relocatable.options.push_back("--relocatable-device-code=true");
+  const CompileOutput second = compile_isolated(relocatable, relocatable.max_compile_memory_bytes);
+  if (second.status == Status::kOk || !second.ptx.empty()) {
+    if (auto report = check_constraints(constraints, second.cubin, second.ptx); report && !report->ok()) {
+      build.constraints = std::move(*report);
+      build.status = Status::kConstraintViolation;
+      build.message = violation_message(build.constraints);
+    }
+  }
+  return build;
+}
+
+nlohmann::json to_json(const CandidateBuild& build) {
+  nlohmann::json diagnostics = nlohmann::json::array();
+  for (const auto& d : build.compile.diagnostics) diagnostics.push_back(d);
+  nlohmann::json j = {
+      {"status", to_string(build.status)},
+      {"message", build.message},
+      {"arch", build.arch},
+      {"source_sha256", build.source_sha256},
+      {"nvrtc_version", build.compile.nvrtc_version},
+      {"options", build.compile.options},
+      {"cache_key", build.compile.cache_key},
+      {"cache_hit", build.compile.cache_hit},
+      {"build_seconds", build.compile.seconds},
+      {"cubin_bytes", build.compile.cubin.size()},
+      {"kernels", build.compile.kernels},
+      {"diagnostics", diagnostics},
+      {"violations", build.constraints.violations},
+      {"names_inspected", build.constraints.names_inspected},
+  };
+  if (build.status == Status::kCompileError) j["log"] = build.compile.log;
+  return j;
+}
+
+}  // namespace kseek

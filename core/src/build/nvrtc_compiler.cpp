@@ -1,0 +1,168 @@
+// NVRTC calls: program creation with offered headers, option list, time-limited compile, outputs.
+// It must never leak an nvrtcProgram or let a slow compile run past its deadline.
+#include "kseek/core/build/nvrtc_compiler.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include "kseek/core/build/compile_diagnostics.hpp"
+#include "kseek/core/build/ptxas_report.hpp"
+
+namespace kseek {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Deadline {
+  Clock::time_point end;
+  bool expired = false;
+};
+
+// NVRTC polls this during compilation; returning 1 cancels it (NVRTC_ERROR_CANCELLED).
+int cancel_after_deadline(void* payload, void* /*unused*/) {
+  auto* deadline = static_cast<Deadline*>(payload);
+  if (Clock::now() >= deadline->end) {
+    deadline->expired = true;
+    return 1;
+  }
+  return 0;
+}
+
+struct ProgramDeleter {
+  void operator()(nvrtcProgram* program) const {
+    nvrtcDestroyProgram(program);
+    delete program;
+  }
+};
+
+std::string program_log(nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  nvrtcGetProgramLog(program, log.data());
+  log.resize(size - 1);  // drop the terminating NUL
+  return log;
+}
+
+std::string program_ptx(nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtcGetPTXSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string ptx(size, '\0');
+  if (nvrtcGetPTX(program, ptx.data()) != NVRTC_SUCCESS) return {};
+  ptx.resize(size - 1);
+  return ptx;
+}
+
+std::string program_cubin(nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtcGetCUBINSize(program, &size) != NVRTC_SUCCESS || size == 0) return {};
+  std::string cubin(size, '\0');
+  if (nvrtcGetCUBIN(program, cubin.data()) != NVRTC_SUCCESS) return {};
+  return cubin;
+}
+
+}  // namespace
+
+std::string nvrtc_version() {
+  int major = 0;
+  int minor = 0;
+  nvrtcVersion(&major, &minor);
+  return fmt::format("{}.{}", major, minor);
+}
+
+std::string nvrtc_identity() {
+  std::string identity = nvrtc_version();
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) != 0 && info.dli_fname != nullptr) {
+    std::error_code ec;
+    const auto path = std::filesystem::canonical(info.dli_fname, ec);
+    const auto size = ec ? 0 : std::filesystem::file_size(path, ec);
+    identity += fmt::format(";{};{}", ec ? std::string(info.dli_fname) : path.string(), size);
+  }
+  return identity;
+}
+
+std::vector<std::string> nvrtc_options(const CompileRequest& request) {
+  std::vector<std::string> options = {
+      "--gpu-architecture=" + request.arch,
+      "--std=c++17",
+      "--device-int128",
+      "-lineinfo",
+      "--ptxas-options=-v",
+      "-DKSEEK_CANDIDATE=1",
+  };
+  options.insert(options.end(), request.options.begin(), request.options.end());
+  return options;
+}
+
+CompileOutput compile_with_nvrtc(const CompileRequest& request) {
+  const auto started = Clock::now();
+  CompileOutput out;
+  out.options = nvrtc_options(request);
+  out.nvrtc_version = nvrtc_version();
+  auto finish = [&](Status status, std::string error) -> CompileOutput {
+    out.status = status;
+    out.error = std::move(error);
+    out.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return std::move(out);
+  };
+
+  std::vector<const char*> header_texts;
+  std::vector<const char*> header_names;
+  for (const auto& header : request.headers) {
+    header_texts.push_back(header.text.c_str());
+    header_names.push_back(header.name.c_str());
+  }
+  std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
+  nvrtcResult rc = nvrtcCreateProgram(program.get(), request.source.text.c_str(), request.source.name.c_str(),
+                                      static_cast<int>(header_texts.size()), header_texts.data(),
+                                      header_names.data());
+  if (rc != NVRTC_SUCCESS) {
+    program.reset();
+    return finish(Status::kCompileError,
+                  fmt::format("nvrtcCreateProgram({}) failed: {}", request.source.name, nvrtcGetErrorString(rc)));
+  }
+
+  Deadline deadline{started + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(request.timeout_seconds))};
+  nvrtcSetFlowCallback(*program, &cancel_after_deadline, &deadline);
+
+  std::vector<const char*> option_texts;
+  for (const auto& option : out.options) option_texts.push_back(option.c_str());
+  rc = nvrtcCompileProgram(*program, static_cast<int>(option_texts.size()), option_texts.data());
+  out.log = program_log(*program);
+  out.diagnostics = parse_nvrtc_log(out.log, request.source, request.headers);
+  out.ptx = program_ptx(*program);  // kept on failure too: the constraint checker reads it
+
+  if (deadline.expired || rc == NVRTC_ERROR_CANCELLED) {
+    return finish(Status::kCompileError, fmt::format("compiling {} exceeded the {:.0f} s compile time limit",
+                                                     request.source.name, request.timeout_seconds));
+  }
+  if (rc != NVRTC_SUCCESS) {
+    std::string first = out.diagnostics.empty() ? std::string(nvrtcGetErrorString(rc))
+                                                : format_diagnostic(out.diagnostics.front());
+    if (auto newline = first.find('\n'); newline != std::string::npos) first.resize(newline);
+    return finish(Status::kCompileError, fmt::format("NVRTC rejected {}: {}", request.source.name, first));
+  }
+  out.cubin = program_cubin(*program);
+  if (out.cubin.empty()) {
+    return finish(Status::kCompileError, fmt::format("NVRTC produced no cubin for {} ({})", request.source.name,
+                                                     request.arch));
+  }
+  if (out.cubin.size() > request.max_cubin_bytes) {
+    const auto size = out.cubin.size();
+    out.cubin.clear();
+    return finish(Status::kCompileError, fmt::format("the cubin of {} is {} bytes, over the cap of {} bytes",
+                                                     request.source.name, size, request.max_cubin_bytes));
+  }
+  out.kernels = parse_ptxas_report(out.log);
+  return finish(Status::kOk, "");
+}
+
+}  // namespace kseek

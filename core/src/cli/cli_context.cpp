@@ -1,0 +1,53 @@
+// Shared plumbing of the commands.
+// It must never print to stdout in JSON mode anything but one JSON document.
+#include "cli_context.hpp"
+
+#include "kseek/core/util/files.hpp"
+
+namespace kseek::cli {
+
+void load_plugins(const GlobalOptions& options, PluginRegistry& registry) {
+  registry.load_folders(PluginRegistry::search_path(options.plugin_dirs));
+}
+
+BuildService make_build_service(const GlobalOptions& options) {
+  if (options.no_cache) return BuildService(std::nullopt);
+  return BuildService(BuildCache(options.cache_dir.empty() ? BuildCache::default_folder() : options.cache_dir));
+}
+
+int fail(const GlobalOptions& options, int code, const std::string& status, const std::string& message) {
+  if (options.json) {
+    print_json({{"status", status}, {"error", message}});
+  } else {
+    std::cerr << "kseek: " << message << "\n";
+  }
+  return code;
+}
+
+void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+Result<Constraints> load_constraints(const Plugin& plugin, const std::filesystem::path& override_file) {
+  Constraints constraints = plugin.default_constraints();
+  if (override_file.empty()) return constraints;
+  auto text = read_file(override_file);
+  if (!text) return text.error();
+  try {
+    const auto j = nlohmann::json::parse(*text);
+    if (!j.is_object()) {
+      return make_error(fmt::format("{}: constraints must be a JSON object", override_file.string()));
+    }
+    from_json(j, constraints);
+  } catch (const std::exception& e) {
+    return make_error(fmt::format("{}: {}", override_file.string(), e.what()));
+  }
+  return constraints;
+}
+
+std::string human_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
+  if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+}  // namespace kseek::cli

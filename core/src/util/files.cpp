@@ -1,0 +1,87 @@
+// File reads and atomic writes with POSIX calls, so durability (fsync) is explicit.
+// It must never report success before the data and the rename are on disk.
+#include "kseek/core/util/files.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace kseek {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+bool write_all(int fd, std::string_view content) {
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return make_error(fmt::format("cannot read {}: {}", path.string(), errno_text()));
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) {
+    return make_error(fmt::format("error while reading {}", path.string()));
+  }
+  return content.str();
+}
+
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  std::error_code ec;
+  const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::filesystem::create_directories(folder, ec);
+  if (ec) {
+    return make_error(fmt::format("cannot create folder {}: {}", folder.string(), ec.message()));
+  }
+  static std::atomic<unsigned> counter{0};
+  const auto temporary =
+      folder / fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), counter++);
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return make_error(fmt::format("cannot create {}: {}", temporary.string(), errno_text()));
+  }
+  const bool written = write_all(fd, content) && ::fsync(fd) == 0;
+  const std::string write_error = written ? "" : errno_text();
+  ::close(fd);
+  if (!written) {
+    ::unlink(temporary.c_str());
+    return make_error(fmt::format("cannot write {}: {}", temporary.string(), write_error));
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string rename_error = errno_text();
+    ::unlink(temporary.c_str());
+    return make_error(fmt::format("cannot rename {} to {}: {}", temporary.string(), path.string(),
+                                  rename_error));
+  }
+  // The rename is durable only once the folder entry is on disk.
+  int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder_fd >= 0) {
+    ::fsync(folder_fd);
+    ::close(folder_fd);
+  }
+  return Ok{};
+}
+
+}  // namespace kseek

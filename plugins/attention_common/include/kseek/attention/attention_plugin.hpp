@@ -1,0 +1,44 @@
+// The Plugin implementation both attention plugins share: scenario sets and names from the scenario library,
+// the constraints every attention candidate meets, embedded seeds, headers and packs.
+// It must never hold anything one architecture needs that the other must not see: the family decides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kseek/attention/scenario_config.hpp"
+#include "kseek/sdk/plugin.hpp"
+
+namespace kseek::attention {
+
+struct AttentionPluginSpec {
+  Family family = Family::fa3;
+  std::string id;                      // "attention.fa3"
+  std::string description;
+  std::string version;
+  std::string target_arch;             // NVRTC arch of the seed and of every scenario, e.g. "sm_90a"
+  std::vector<SourceFile> embedded;    // seeds ("seed/<arch>.cu"), headers ("kseek/..."), packs ("packs/...json")
+};
+
+class AttentionPlugin : public Plugin {
+ public:
+  explicit AttentionPlugin(AttentionPluginSpec spec);
+
+  PluginInfo info() const override;
+  Result<std::vector<Scenario>> scenarios(std::string_view set_name) const override;
+  Result<Scenario> scenario_from_name(std::string_view name) const override;
+  Result<SourceFile> seed_source(std::string_view arch) const override;
+  std::vector<SourceFile> candidate_headers() const override;
+  Constraints default_constraints() const override;
+  std::vector<SourceFile> question_packs() const override;
+
+ private:
+  Scenario to_scenario(std::string id, std::string description, const AttentionConfig& config) const;
+
+  AttentionPluginSpec spec_;
+};
+
+// No CUTLASS, CuTe, cuBLAS(Dx) or cuDNN in a candidate's binary, and no device-side launches.
+Constraints attention_constraints();
+
+}  // namespace kseek::attention

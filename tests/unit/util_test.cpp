@@ -1,0 +1,69 @@
+// Unit tests of the small utilities every seam uses: hashing, atomic files, tables, statuses.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "kseek/core/status.hpp"
+#include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
+#include "kseek/core/util/table.hpp"
+
+namespace kseek {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Sha256, FieldsAreLengthPrefixed) {
+  EXPECT_NE(Sha256().add_field("ab").add_field("c").hex_digest(), Sha256().add_field("a").add_field("bc").hex_digest());
+  EXPECT_EQ(Sha256().add("ab").add("c").hex_digest(), sha256_hex("abc"));
+}
+
+TEST(Files, AtomicWriteReplacesWholeAndLeavesNoTemporaries) {
+  const fs::path folder = fs::temp_directory_path() / ("kseek-files-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  const fs::path file = folder / "nested" / "record.json";
+  ASSERT_TRUE(write_file_atomically(file, "first"));
+  ASSERT_TRUE(write_file_atomically(file, "second, longer content"));
+  auto content = read_file(file);
+  ASSERT_TRUE(content);
+  EXPECT_EQ(*content, "second, longer content");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(file.parent_path())) ++entries;
+  EXPECT_EQ(entries, 1u) << "temporary files left behind";
+  fs::remove_all(folder);
+}
+
+TEST(Files, ReadingAMissingFileNamesIt) {
+  auto content = read_file("/nonexistent/kseek/file.cu");
+  ASSERT_FALSE(content);
+  EXPECT_NE(content.error().message.find("/nonexistent/kseek/file.cu"), std::string::npos);
+}
+
+TEST(Table, AlignsColumnsAndRightAlignsNumbers) {
+  Table table({"name", "n"});
+  table.add_row({"a", "1"});
+  table.add_row({"longer", "100"});
+  EXPECT_EQ(table.render({1}), "name      n\n-----------\na         1\nlonger  100\n");
+}
+
+TEST(Status, SpellingsRoundTrip) {
+  for (Status s : {Status::kOk, Status::kPassed, Status::kFailed, Status::kMistrusted, Status::kCrashed,
+                   Status::kTimeout, Status::kLaunchError, Status::kCompileError, Status::kConstraintViolation,
+                   Status::kNotRunnable}) {
+    auto back = status_from_string(to_string(s));
+    ASSERT_TRUE(back.has_value()) << to_string(s);
+    EXPECT_EQ(*back, s);
+  }
+  EXPECT_EQ(to_string(Status::kConstraintViolation), "CONSTRAINT_VIOLATION");
+  EXPECT_FALSE(status_from_string("passed").has_value());
+}
+
+}  // namespace
+}  // namespace kseek
