@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test (CTest labels unit, nvrtc, export; gpu tests skip without a GPU).
+# It must never hide a failing test: the exit status is CTest's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cd build
+ctest --output-on-failure --parallel "$(nproc)" "$@"

@@ -1,0 +1,143 @@
+// The `kseek` command line end to end: JSON on every reporting command, statuses, exit codes, clear errors.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "kseek/sdk/version.hpp"
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs kseek with stdout captured (stderr discarded unless asked for) and a private build cache.
+Run kseek(const std::string& args, bool merge_stderr = false) {
+  const std::string command = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-cli-test-cache\" '" + std::string(KSEEK_EXE) +
+                              "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Run run;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) run.out += buffer;
+  const int status = ::pclose(pipe.release());
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+nlohmann::json parse(const Run& run) {
+  try {
+    return nlohmann::json::parse(run.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON: " << e.what() << "\n" << run.out;
+    return {};
+  }
+}
+
+const std::string kCandidates = KSEEK_FIXTURE_CANDIDATES;
+
+TEST(Cli, VersionNamesTheSdk) {
+  const auto run = kseek("--version");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find(KSEEK_SDK_VERSION), std::string::npos) << run.out;
+}
+
+TEST(Cli, PluginsJsonListsTheTreePlugins) {
+  const auto run = kseek("plugins --json");
+  ASSERT_EQ(run.exit_code, 0);
+  const auto j = parse(run);
+  std::vector<std::string> ids;
+  for (const auto& p : j.at("plugins")) ids.push_back(p.at("id"));
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "attention.fa3"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "attention.fa4"), ids.end());
+}
+
+TEST(Cli, PluginDirAddsAFolderAndBrokenLibrariesAreReported) {
+  const auto run = kseek(std::string("plugins --json --plugin-dir ") + KSEEK_FIXTURE_GOOD_DIR + " --plugin-dir " +
+                         KSEEK_FIXTURE_BAD_DIR);
+  ASSERT_EQ(run.exit_code, 0);
+  const auto j = parse(run);
+  bool fixture = false;
+  for (const auto& p : j.at("plugins")) fixture = fixture || p.at("id") == "test.fixture";
+  EXPECT_TRUE(fixture);
+  EXPECT_EQ(j.at("problems").size(), 4u) << j.dump(2);
+}
+
+TEST(Cli, ScenariosCaseStudyHas26) {
+  for (const char* plugin : {"attention.fa3", "attention.fa4"}) {
+    const auto run = kseek(std::string("scenarios --plugin ") + plugin + " --set case-study --json");
+    ASSERT_EQ(run.exit_code, 0) << plugin;
+    EXPECT_EQ(parse(run).at("count"), 26) << plugin;
+  }
+}
+
+TEST(Cli, UnknownSetAndBadScenarioNameAreUsageErrors) {
+  auto run = kseek("scenarios --plugin attention.fa3 --set nope --json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(parse(run).at("status"), "ERROR");
+  run = kseek("scenarios --plugin attention.fa3 --scenario 'hq=32,hkv=8,d=100,dtype=bf16,causal=1,page=16,seqs=4096'",
+              true);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.out.find("d=100"), std::string::npos) << run.out;
+}
+
+TEST(Cli, UnknownPluginAndMissingFileNameTheThing) {
+  auto run = kseek("build " + kCandidates + "/clean.cu --plugin attention.nope", true);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.out.find("attention.nope"), std::string::npos) << run.out;
+  run = kseek("build /nonexistent/cand.cu --plugin attention.fa3", true);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.out.find("/nonexistent/cand.cu"), std::string::npos) << run.out;
+  run = kseek("build --no-such-flag", true);
+  EXPECT_EQ(run.exit_code, 2);
+}
+
+TEST(Cli, BuildCleanCandidatePrintsResources) {
+  const std::string fixture = std::string(" --plugin test.fixture --plugin-dir ") + KSEEK_FIXTURE_GOOD_DIR;
+  const auto run = kseek("build " + kCandidates + "/clean.cu --json" + fixture);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto j = parse(run);
+  EXPECT_EQ(j.at("status"), "OK");
+  ASSERT_EQ(j.at("kernels").size(), 1u);
+  EXPECT_GT(j.at("kernels")[0].at("registers").get<int>(), 0);
+  const auto human = kseek("build " + kCandidates + "/clean.cu" + fixture);
+  EXPECT_NE(human.out.find("registers"), std::string::npos) << human.out;
+}
+
+TEST(Cli, FailedBuildAndCheckStillPrintJsonWithStatus) {
+  auto run = kseek("build " + kCandidates + "/syntax_error.cu --plugin attention.fa3 --json");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(parse(run).at("status"), "COMPILE_ERROR");
+  for (const char* file : {"uses_cutlass.cu", "uses_cute.cu", "calls_cublas.cu", "calls_cudnn.cu", "device_launch.cu"}) {
+    run = kseek("check " + kCandidates + "/" + file + " --plugin attention.fa3 --json");
+    EXPECT_EQ(run.exit_code, 1) << file;
+    const auto j = parse(run);
+    EXPECT_EQ(j.at("status"), "CONSTRAINT_VIOLATION") << file;
+    EXPECT_FALSE(j.at("violations").empty()) << file;
+  }
+}
+
+TEST(Cli, ConstraintsOverrideCanLiftARule) {
+  const std::string file = std::string(::testing::TempDir()) + "/no-rules.json";
+  FILE* f = std::fopen(file.c_str(), "w");
+  std::fputs("{\"forbidden_symbols\": []}", f);
+  std::fclose(f);
+  const auto run = kseek("check " + kCandidates + "/uses_cute.cu --plugin attention.fa3 --json --constraints " + file);
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(parse(run).at("status"), "OK");
+  const std::string broken = std::string(::testing::TempDir()) + "/broken.json";
+  f = std::fopen(broken.c_str(), "w");
+  std::fputs("{\"forbidden_symbols\": [", f);
+  std::fclose(f);
+  const auto bad = kseek("check " + kCandidates + "/clean.cu --plugin attention.fa3 --constraints " + broken, true);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find(broken), std::string::npos) << bad.out;
+}
+
+}  // namespace

@@ -1,0 +1,52 @@
+// Proves the "no driver needed" promise: no binary kseek builds depends on libcuda, directly or through
+// another library, and kseek starts and lists plugins on a machine where the driver cannot be loaded.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string run(const std::string& command) {
+  std::string output;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  if (!pipe) return output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) output += buffer;
+  return output;
+}
+
+std::vector<fs::path> built_binaries() {
+  std::vector<fs::path> binaries = {KSEEK_EXE};
+  for (const auto& folder : {fs::path(KSEEK_TREE_PLUGIN_DIR), fs::path(KSEEK_FIXTURE_GOOD_DIR)}) {
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      if (entry.path().extension() == ".so") binaries.push_back(entry.path());
+    }
+  }
+  return binaries;
+}
+
+TEST(NoDriverDependency, NoBuiltBinaryNeedsLibcuda) {
+  const auto binaries = built_binaries();
+  ASSERT_GE(binaries.size(), 3u) << "kseek and at least the two attention plugins";
+  for (const auto& binary : binaries) {
+    // ldd lists the whole transitive closure, so an indirect dependency is caught too.
+    const std::string libraries = run("ldd '" + binary.string() + "' 2>&1");
+    ASSERT_NE(libraries.find("libc.so"), std::string::npos) << "ldd did not run on " << binary << ": " << libraries;
+    EXPECT_EQ(libraries.find("libcuda.so"), std::string::npos) << binary << " depends on the driver:\n" << libraries;
+  }
+}
+
+TEST(NoDriverDependency, KseekStartsWithTheDriverHidden) {
+  // An empty LD_LIBRARY_PATH entry cannot make a missing driver appear; on a GPU machine this still runs
+  // everything that needs no GPU.
+  const std::string output = run("'" + std::string(KSEEK_EXE) + "' plugins --json 2>&1; echo \"exit=$?\"");
+  EXPECT_NE(output.find("\"attention.fa3\""), std::string::npos) << output;
+  EXPECT_NE(output.find("exit=0"), std::string::npos) << output;
+}
+
+}  // namespace
