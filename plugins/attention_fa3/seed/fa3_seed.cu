@@ -38,8 +38,10 @@ enum ElemKind : int {
 
 // kD_/kDV_: padded head dims (multiples of 16; real d/dv are zero-filled up to them in shared memory).
 // kWN_: warps that share one 16-row group: they split the keys of S and the channels of O (P goes through smem).
-// kMT_: 16-row MMA tiles per warp. kBN_: keys per tile. kStages_: cp.async ring depth.
-template <int kD_, int kDV_, int kWN_, int kMT_, int kBN_, int kStages_, int kElem_>
+// kMT_: 16-row MMA tiles per warp. kBN_: keys per tile (one cp.async ring slot, one pair of barriers).
+// kBNC_: keys per compute chunk (S, softmax and PV run chunk by chunk inside a tile, bounding the S registers).
+// kStages_: cp.async ring depth.
+template <int kD_, int kDV_, int kWN_, int kMT_, int kBN_, int kBNC_, int kStages_, int kElem_>
 struct TileConfig {
   static constexpr int kD = kD_;
   static constexpr int kDV = kDV_;
@@ -48,12 +50,13 @@ struct TileConfig {
   static constexpr int kMT = kMT_;
   static constexpr int kBM = kWM * kMT_ * 16;        // GQA-packed query rows per CTA
   static constexpr int kBN = kBN_;
+  static constexpr int kBNC = kBNC_;
   static constexpr int kStages = kStages_;
   static constexpr bool kFp8 = kElem_ == kElemFP8;
   static constexpr bool kMmaF16 = kElem_ != kElemBF16;
   static constexpr int kElemBytes = kFp8 ? 1 : 2;
   static constexpr bool kQv = kDV_ == 512;           // only the MLA tiling carries q_v rows
-  static constexpr int kKeysPerWarp = kBN_ / kWN_;   // S columns one warp owns
+  static constexpr int kKeysPerWarp = kBNC_ / kWN_;  // S columns one warp owns in a chunk
   static constexpr int kNTS = kKeysPerWarp / 8;      // S n-tiles per warp
   static constexpr int kChPerWarp = kDV_ / kWN_;     // O columns one warp owns
   static constexpr int kNTO = kChPerWarp / 8;        // O n-tiles per warp
@@ -63,14 +66,15 @@ struct TileConfig {
   // Shared-memory pitches. +8 elements (16 B) per row staggers the rows of an 8x8 ldmatrix over all 32 banks.
   static constexpr int kLdK = kD_ + 8;
   static constexpr int kLdV = kDV_ + 8;
-  static constexpr int kLdP = kBN_ + 8;
+  static constexpr int kLdP = kBNC_ + 8;
   static constexpr int kRawLdK = kD_ + 16;           // fp8 staging pitch in bytes
   static constexpr int kRawLdV = kDV_ + 16;
   static constexpr int kKVBufs = kFp8 ? 1 : kStages_;  // fp8 converts each landed tile into one fp16 buffer
 
   static_assert(kD_ % 16 == 0 && kDV_ % 16 == 0, "head dims are padded to MMA k-steps of 16");
   static_assert(kWarps % kWN_ == 0, "warps split into row groups of kWN");
-  static_assert(kBN_ % 16 == 0, "PV consumes keys in k-steps of 16");
+  static_assert(kBNC_ % 16 == 0 && kBN_ % kBNC_ == 0, "PV consumes keys in k-steps of 16; chunks tile the tile");
+  static_assert(kBN_ <= kThreads, "one thread computes each key row's cache offsets");
   static_assert(kKeysPerWarp % 8 == 0 && kChPerWarp % 8 == 0, "each warp owns whole n-tiles of 8");
   static_assert(kWN_ == 1 || kMT_ == 1, "key/channel-split warps keep one 16-row tile");
   static_assert(kStages_ >= 2, "the ring needs one tile in flight while another is consumed");
@@ -86,7 +90,7 @@ struct alignas(128) SharedStorage {
   alignas(16) u16 v[C::kKVBufs][C::kBN][C::kLdV];                        // [bufs, BN keys, DV] V tiles
   alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];  // fp8 ring
   alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];  // fp8 ring
-  alignas(16) u16 p[C::kWN > 1 ? C::kBM : 1][C::kWN > 1 ? C::kLdP : 8];  // [BM, BN] probabilities (split warps)
+  alignas(16) u16 p[C::kWN > 1 ? C::kBM : 1][C::kWN > 1 ? C::kLdP : 8];  // [BM, BNC] probabilities (split warps)
   float red_max[C::kWN][C::kBM];                                          // per-warp partial row maxima of a tile
   float red_sum[C::kWN][C::kBM];                                          // per-warp partial row sums at the end
   i64 k_off[C::kStages][C::kBN];  // element offset of each tile row in K, -1 past sk (zero-filled)
@@ -314,7 +318,6 @@ __device__ __forceinline__ float* o_part_ptr(void* ws, int splits, const Attenti
 // store_tile_offsets so the block_table load can be in flight during a whole tile of MMAs.
 template <class C>
 __device__ __forceinline__ int fetch_tile_row(int tile, const AttentionProblem& pr, int b, int sk, int k_start) {
-  static_assert(C::kBN <= kThreads, "one key row per thread");
   const int r = threadIdx.x;
   const int j = tile * C::kBN + r;
   if (r >= C::kBN || j >= sk) return -1;
@@ -344,50 +347,51 @@ __device__ __forceinline__ void store_tile_offsets(SharedStorage<C>& sm, int slo
   sm.v_off[slot][r] = vo;
 }
 
+// Copies the kRows x kChunks 8-element chunks of one tile (rows at element offsets offs[], -1 = zero row; chunks
+// at or past `width` elements zero-filled) into dst ([kRows, kLd] elements of kEs bytes; fp8 lands raw).
+template <int kRows, int kChunks, int kLd, int kEs, class Dst>
+__device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, const u8* src_base, int width,
+                                           bool vec) {
+  constexpr int kUnits = kRows * kChunks;
+  constexpr int kIt = (kUnits + kThreads - 1) / kThreads;
+  constexpr bool kExact = kUnits % kThreads == 0;
+  if (vec) {
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int u = threadIdx.x + it * kThreads;
+      if (kExact || u < kUnits) {
+        const int row = u / kChunks, c = u - (u / kChunks) * kChunks;
+        const i64 off = offs[row];
+        const bool ok = off >= 0 && c * 8 < width;
+        const u8* src = src_base + (ok ? (off + c * 8) * kEs : 0);
+        if constexpr (kEs == 1) cp_async_8(smem_u32(&dst[row][c * 8]), src, ok ? 8u : 0u);
+        else cp_async_16(smem_u32(&dst[row][c * 8]), src, ok ? 16u : 0u);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int u = threadIdx.x + it * kThreads;
+      if (kExact || u < kUnits) {
+        const int row = u / kChunks, c = u - (u / kChunks) * kChunks;
+        const i64 off = offs[row];
+        const bool ok = off >= 0 && c * 8 < width;
+        copy_chunk_sync<kEs>(&dst[row][c * 8], src_base + (ok ? (off + c * 8) * kEs : 0), ok);
+      }
+    }
+  }
+}
+
 // Starts the copies of one K/V tile into ring slot `slot` (16-bit: the compute buffers; fp8: the raw ring).
 template <class C>
 __device__ __forceinline__ void issue_kv_tile(SharedStorage<C>& sm, int slot, const u8* kb, const u8* vb, int d,
                                               int dv, bool vec) {
-  constexpr int kEs = C::kElemBytes;
-  constexpr int kItK = (C::kBN * C::kChunksK + kThreads - 1) / kThreads;
-  constexpr int kItV = (C::kBN * C::kChunksV + kThreads - 1) / kThreads;
-#pragma unroll
-  for (int it = 0; it < kItK; ++it) {
-    const int u = threadIdx.x + it * kThreads;
-    if (u < C::kBN * C::kChunksK) {
-      const int row = u / C::kChunksK, c = u - row * C::kChunksK;
-      const i64 off = sm.k_off[slot][row];
-      const bool ok = off >= 0 && c * 8 < d;
-      const u8* src = kb + (ok ? (off + c * 8) * kEs : 0);
-      void* dst;
-      if constexpr (C::kFp8) dst = &sm.k_raw[slot][row][c * 8];
-      else dst = &sm.k[slot][row][c * 8];
-      if (vec) {
-        if constexpr (C::kFp8) cp_async_8(smem_u32(dst), src, ok ? 8u : 0u);
-        else cp_async_16(smem_u32(dst), src, ok ? 16u : 0u);
-      } else {
-        copy_chunk_sync<kEs>(dst, src, ok);
-      }
-    }
-  }
-#pragma unroll
-  for (int it = 0; it < kItV; ++it) {
-    const int u = threadIdx.x + it * kThreads;
-    if (u < C::kBN * C::kChunksV) {
-      const int row = u / C::kChunksV, c = u - row * C::kChunksV;
-      const i64 off = sm.v_off[slot][row];
-      const bool ok = off >= 0 && c * 8 < dv;
-      const u8* src = vb + (ok ? (off + c * 8) * kEs : 0);
-      void* dst;
-      if constexpr (C::kFp8) dst = &sm.v_raw[slot][row][c * 8];
-      else dst = &sm.v[slot][row][c * 8];
-      if (vec) {
-        if constexpr (C::kFp8) cp_async_8(smem_u32(dst), src, ok ? 8u : 0u);
-        else cp_async_16(smem_u32(dst), src, ok ? 16u : 0u);
-      } else {
-        copy_chunk_sync<kEs>(dst, src, ok);
-      }
-    }
+  if constexpr (C::kFp8) {
+    issue_rows<C::kBN, C::kChunksK, C::kRawLdK, 1>(sm.k_raw[slot], sm.k_off[slot], kb, d, vec);
+    issue_rows<C::kBN, C::kChunksV, C::kRawLdV, 1>(sm.v_raw[slot], sm.v_off[slot], vb, dv, vec);
+  } else {
+    issue_rows<C::kBN, C::kChunksK, C::kLdK, 2>(sm.k[slot], sm.k_off[slot], kb, d, vec);
+    issue_rows<C::kBN, C::kChunksV, C::kLdV, 2>(sm.v[slot], sm.v_off[slot], vb, dv, vec);
   }
 }
 
@@ -614,61 +618,36 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
     }
     const int tile = my_first + j;
     const int n0 = tile * kBN;
+#pragma unroll 1
+    for (int ch = 0; ch < kBN / C::kBNC; ++ch) {
+      const int c0 = ch * C::kBNC;  // first key of this chunk within the tile
+      const int nc = n0 + c0;       // and within the sequence
 
-    // ---- S = Q K^T (+ Qv V^T) --------------------------------------------------------------------------------
-    float sacc[C::kSAcc][kMT][kNTS][4];
+      // ---- S = Q K^T (+ Qv V^T) --------------------------------------------------------------------------------
+      float sacc[C::kSAcc][kMT][kNTS][4];
 #pragma unroll
-    for (int x = 0; x < C::kSAcc; ++x)
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNTS; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) sacc[x][mt][nt][e] = 0.0f;
-
-    {
-      const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
-      const u32 k_addr4 = smem_u32(&sm.k[buf][warp_key + bk_row4][bk_col4]);
-      const u32 k_addr2 = smem_u32(&sm.k[buf][warp_key + bk_row2][bk_col2]);
-#pragma unroll
-      for (int kk = 0; kk < C::kD / 16; ++kk) {
-        u32 a[kMT][4];
+      for (int x = 0; x < C::kSAcc; ++x)
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt)
-          ldsm_x4(q_addr + (mt * 16 * C::kLdK + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
 #pragma unroll
-        for (int np = 0; np < kNTS / 2; ++np) {
-          u32 b0, b1, b2, b3;
-          ldsm_x4(k_addr4 + (np * 16 * C::kLdK + kk * 16) * 2, b0, b1, b2, b3);
+          for (int nt = 0; nt < kNTS; ++nt)
 #pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) {
-            mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
-            mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
-          }
-        }
-        if constexpr (kNTS % 2 == 1) {
-          u32 b0, b1;
-          ldsm_x2(k_addr2 + ((kNTS - 1) * 8 * C::kLdK + kk * 16) * 2, b0, b1);
+            for (int e = 0; e < 4; ++e) sacc[x][mt][nt][e] = 0.0f;
+
+      {
+        const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
+        const u32 k_addr4 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row4][bk_col4]);
+        const u32 k_addr2 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row2][bk_col2]);
 #pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
-        }
-      }
-    }
-    if constexpr (C::kQv) {
-      if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
-        const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
-        const u32 v_addr4 = smem_u32(&sm.v[buf][warp_key + bk_row4][bk_col4]);
-        const u32 v_addr2 = smem_u32(&sm.v[buf][warp_key + bk_row2][bk_col2]);
-#pragma unroll
-        for (int kk = 0; kk < C::kDV / 16; ++kk) {
+        for (int kk = 0; kk < C::kD / 16; ++kk) {
           u32 a[kMT][4];
 #pragma unroll
           for (int mt = 0; mt < kMT; ++mt)
-            ldsm_x4(qv_addr + (mt * 16 * C::kLdV + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+            ldsm_x4(q_addr + (mt * 16 * C::kLdK + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
 #pragma unroll
           for (int np = 0; np < kNTS / 2; ++np) {
             u32 b0, b1, b2, b3;
-            ldsm_x4(v_addr4 + (np * 16 * C::kLdV + kk * 16) * 2, b0, b1, b2, b3);
+            ldsm_x4(k_addr4 + (np * 16 * C::kLdK + kk * 16) * 2, b0, b1, b2, b3);
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt) {
               mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
@@ -677,187 +656,218 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
           }
           if constexpr (kNTS % 2 == 1) {
             u32 b0, b1;
-            ldsm_x2(v_addr2 + ((kNTS - 1) * 8 * C::kLdV + kk * 16) * 2, b0, b1);
+            ldsm_x2(k_addr2 + ((kNTS - 1) * 8 * C::kLdK + kk * 16) * 2, b0, b1);
 #pragma unroll
             for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
           }
         }
       }
-    }
-    float s[kMT][kNTS][4];
+      if constexpr (C::kQv) {
+        if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
+          const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
+          const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row4][bk_col4]);
+          const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row2][bk_col2]);
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
+          for (int kk = 0; kk < C::kDV / 16; ++kk) {
+            u32 a[kMT][4];
 #pragma unroll
-      for (int nt = 0; nt < kNTS; ++nt)
+            for (int mt = 0; mt < kMT; ++mt)
+              ldsm_x4(qv_addr + (mt * 16 * C::kLdV + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float x = sacc[0][mt][nt][e];
+            for (int np = 0; np < kNTS / 2; ++np) {
+              u32 b0, b1, b2, b3;
+              ldsm_x4(v_addr4 + (np * 16 * C::kLdV + kk * 16) * 2, b0, b1, b2, b3);
 #pragma unroll
-          for (int y = 1; y < C::kSAcc; ++y) x += sacc[y][mt][nt][e];
-          s[mt][nt][e] = x;
+              for (int mt = 0; mt < kMT; ++mt) {
+                mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
+                mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
+              }
+            }
+            if constexpr (kNTS % 2 == 1) {
+              u32 b0, b1;
+              ldsm_x2(v_addr2 + ((kNTS - 1) * 8 * C::kLdV + kk * 16) * 2, b0, b1);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
+            }
+          }
         }
-
-    // ---- softcap, mask, row max (each feature is one CTA-uniform branch around the whole tile) -------------------
-    if (use_softcap) {
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNTS; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanh_abs_accurate(s[mt][nt][e] * cap_in);
-    }
-    if (!(n0 >= unmasked_from && n0 + kBN <= unmasked_to)) {
+      }
+      float s[kMT][kNTS][4];
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
         for (int nt = 0; nt < kNTS; ++nt)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
-            const int key = n0 + warp_key + nt * 8 + 2 * t4 + (e & 1);
-            if (key < row_lo[mt][e >> 1] || key >= row_hi[mt][e >> 1]) s[mt][nt][e] = neg_inf();
+            float x = sacc[0][mt][nt][e];
+#pragma unroll
+            for (int y = 1; y < C::kSAcc; ++y) x += sacc[y][mt][nt][e];
+            s[mt][nt][e] = x;
           }
-    }
-    float mx[kMT][2];
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt) {
-      mx[mt][0] = mx[mt][1] = neg_inf();
-#pragma unroll
-      for (int nt = 0; nt < kNTS; ++nt) {
-        mx[mt][0] = fmaxf(mx[mt][0], fmaxf(s[mt][nt][0], s[mt][nt][1]));
-        mx[mt][1] = fmaxf(mx[mt][1], fmaxf(s[mt][nt][2], s[mt][nt][3]));
-      }
-#pragma unroll
-      for (int hf = 0; hf < 2; ++hf) {
-        mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 1));
-        mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 2));
-      }
-    }
-    if constexpr (C::kWN > 1) {
-      if (t4 == 0) {
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          sm.red_max[wn][warp_row + mt * 16 + g] = mx[mt][0];
-          sm.red_max[wn][warp_row + mt * 16 + g + 8] = mx[mt][1];
-        }
-      }
-      __syncthreads();  // every key-split warp's partial row max is visible before the row max is formed
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-        for (int w = 0; w < C::kWN; ++w) {
-          mx[mt][0] = fmaxf(mx[mt][0], sm.red_max[w][warp_row + mt * 16 + g]);
-          mx[mt][1] = fmaxf(mx[mt][1], sm.red_max[w][warp_row + mt * 16 + g + 8]);
-        }
-      }
-    }
 
-    // ---- online softmax: p = 2^(s * exp_mult - m), O and l rescaled by 2^(m_old - m_new) -----------------------
-    bool rescale = false;
-    float alpha[kMT][2];
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt) {
-      float m_scaled[2];
-#pragma unroll
-      for (int hf = 0; hf < 2; ++hf) {
-        const float m_new = fmaxf(m_run[mt][hf], mx[mt][hf]);
-        m_scaled[hf] = (m_new == neg_inf()) ? 0.0f : m_new * exp_mult;  // a row with nothing visible yet stays 0
-        alpha[mt][hf] = (m_new == m_run[mt][hf]) ? 1.0f : fast_exp2(fmaf(m_run[mt][hf], exp_mult, -m_scaled[hf]));
-        rescale |= alpha[mt][hf] != 1.0f;
-        m_run[mt][hf] = m_new;
-        l_run[mt][hf] *= alpha[mt][hf];
-      }
-#pragma unroll
-      for (int nt = 0; nt < kNTS; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float p = fast_exp2(fmaf(s[mt][nt][e], exp_mult, -m_scaled[e >> 1]));
-          s[mt][nt][e] = p;
-          l_run[mt][e >> 1] += p;
-        }
-      }
-    }
-    if (__any_sync(0xffffffffu, rescale)) {  // once the row maxima settle, most tiles skip the O rescale
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < kNTO; ++nt) {
-          o[mt][nt][0] *= alpha[mt][0];
-          o[mt][nt][1] *= alpha[mt][0];
-          o[mt][nt][2] *= alpha[mt][1];
-          o[mt][nt][3] *= alpha[mt][1];
-        }
-      }
-    }
-
-    // ---- O += P V ----------------------------------------------------------------------------------------------
-    const u32 v_addr4 = smem_u32(&sm.v[buf][bv_row][warp_ch + bv_col4]);
-    const u32 v_addr2 = smem_u32(&sm.v[buf][bv_row][warp_ch]);
-    if constexpr (C::kWN == 1) {
-      // P stays in registers: the accumulator layout of two adjacent n-tiles is the A layout of one k-step.
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        u32 a[kMT][4];
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          a[mt][0] = pack_half2<kF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-          a[mt][1] = pack_half2<kF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-          a[mt][2] = pack_half2<kF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-          a[mt][3] = pack_half2<kF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
-        }
-#pragma unroll
-        for (int cp = 0; cp < kNTO / 2; ++cp) {
-          u32 b0, b1, b2, b3;
-          ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
-#pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) {
-            mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
-            mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
-          }
-        }
-        if constexpr (kNTO % 2 == 1) {
-          u32 b0, b1;
-          ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
-#pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
-        }
-      }
-    } else {
-      // Key-split warps: each writes its P columns, then every warp multiplies the whole P row block by its channels.
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < kNTS; ++nt) {
-          const int col = warp_key + nt * 8 + 2 * t4;
-          *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g][col]) = pack_half2<kF16>(s[mt][nt][0], s[mt][nt][1]);
-          *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g + 8][col]) =
-              pack_half2<kF16>(s[mt][nt][2], s[mt][nt][3]);
-        }
-      }
-      __syncthreads();  // every warp's probabilities are in smem before any warp multiplies the full row by V
-      const u32 p_addr = smem_u32(&sm.p[warp_row + a_row][a_col]);
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        u32 a[kMT][4];
+      // ---- softcap, mask, row max (each feature is one CTA-uniform branch around the whole tile) -------------------
+      if (use_softcap) {
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt)
-          ldsm_x4(p_addr + (mt * 16 * C::kLdP + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
 #pragma unroll
-        for (int cp = 0; cp < kNTO / 2; ++cp) {
-          u32 b0, b1, b2, b3;
-          ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+          for (int nt = 0; nt < kNTS; ++nt)
 #pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) {
-            mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
-            mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
-          }
+            for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanh_abs_accurate(s[mt][nt][e] * cap_in);
+      }
+      if (!(nc >= unmasked_from && nc + C::kBNC <= unmasked_to)) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+          for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int key = nc + warp_key + nt * 8 + 2 * t4 + (e & 1);
+              if (key < row_lo[mt][e >> 1] || key >= row_hi[mt][e >> 1]) s[mt][nt][e] = neg_inf();
+            }
+      }
+      float mx[kMT][2];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mx[mt][0] = mx[mt][1] = neg_inf();
+#pragma unroll
+        for (int nt = 0; nt < kNTS; ++nt) {
+          mx[mt][0] = fmaxf(mx[mt][0], fmaxf(s[mt][nt][0], s[mt][nt][1]));
+          mx[mt][1] = fmaxf(mx[mt][1], fmaxf(s[mt][nt][2], s[mt][nt][3]));
         }
-        if constexpr (kNTO % 2 == 1) {
-          u32 b0, b1;
-          ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
 #pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+        for (int hf = 0; hf < 2; ++hf) {
+          mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 1));
+          mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 2));
         }
       }
+      if constexpr (C::kWN > 1) {
+        if (t4 == 0) {
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) {
+            sm.red_max[wn][warp_row + mt * 16 + g] = mx[mt][0];
+            sm.red_max[wn][warp_row + mt * 16 + g + 8] = mx[mt][1];
+          }
+        }
+        __syncthreads();  // every key-split warp's partial row max is visible before the row max is formed
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+          for (int w = 0; w < C::kWN; ++w) {
+            mx[mt][0] = fmaxf(mx[mt][0], sm.red_max[w][warp_row + mt * 16 + g]);
+            mx[mt][1] = fmaxf(mx[mt][1], sm.red_max[w][warp_row + mt * 16 + g + 8]);
+          }
+        }
+      }
+
+      // ---- online softmax: p = 2^(s * exp_mult - m), O and l rescaled by 2^(m_old - m_new) -----------------------
+      bool rescale = false;
+      float alpha[kMT][2];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        float m_scaled[2];
+#pragma unroll
+        for (int hf = 0; hf < 2; ++hf) {
+          const float m_new = fmaxf(m_run[mt][hf], mx[mt][hf]);
+          m_scaled[hf] = (m_new == neg_inf()) ? 0.0f : m_new * exp_mult;  // a row with nothing visible yet stays 0
+          alpha[mt][hf] = (m_new == m_run[mt][hf]) ? 1.0f : fast_exp2(fmaf(m_run[mt][hf], exp_mult, -m_scaled[hf]));
+          rescale |= alpha[mt][hf] != 1.0f;
+          m_run[mt][hf] = m_new;
+          l_run[mt][hf] *= alpha[mt][hf];
+        }
+#pragma unroll
+        for (int nt = 0; nt < kNTS; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const float p = fast_exp2(fmaf(s[mt][nt][e], exp_mult, -m_scaled[e >> 1]));
+            s[mt][nt][e] = p;
+            l_run[mt][e >> 1] += p;
+          }
+        }
+      }
+      if (__any_sync(0xffffffffu, rescale)) {  // once the row maxima settle, most tiles skip the O rescale
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < kNTO; ++nt) {
+            o[mt][nt][0] *= alpha[mt][0];
+            o[mt][nt][1] *= alpha[mt][0];
+            o[mt][nt][2] *= alpha[mt][1];
+            o[mt][nt][3] *= alpha[mt][1];
+          }
+        }
+      }
+
+      // ---- O += P V ----------------------------------------------------------------------------------------------
+      const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch + bv_col4]);
+      const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch]);
+      if constexpr (C::kWN == 1) {
+        // P stays in registers: the accumulator layout of two adjacent n-tiles is the A layout of one k-step.
+#pragma unroll
+        for (int kk = 0; kk < C::kBNC / 16; ++kk) {
+          u32 a[kMT][4];
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) {
+            a[mt][0] = pack_half2<kF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+            a[mt][1] = pack_half2<kF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+            a[mt][2] = pack_half2<kF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+            a[mt][3] = pack_half2<kF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+          }
+#pragma unroll
+          for (int cp = 0; cp < kNTO / 2; ++cp) {
+            u32 b0, b1, b2, b3;
+            ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) {
+              mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+              mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+            }
+          }
+          if constexpr (kNTO % 2 == 1) {
+            u32 b0, b1;
+            ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+          }
+        }
+      } else {
+        // Key-split warps: each writes its P columns, then every warp multiplies the whole P row block by its channels.
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < kNTS; ++nt) {
+            const int col = warp_key + nt * 8 + 2 * t4;
+            *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g][col]) = pack_half2<kF16>(s[mt][nt][0], s[mt][nt][1]);
+            *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g + 8][col]) =
+                pack_half2<kF16>(s[mt][nt][2], s[mt][nt][3]);
+          }
+        }
+        __syncthreads();  // every warp's probabilities are in smem before any warp multiplies the full row by V
+        const u32 p_addr = smem_u32(&sm.p[warp_row + a_row][a_col]);
+#pragma unroll
+        for (int kk = 0; kk < C::kBNC / 16; ++kk) {
+          u32 a[kMT][4];
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt)
+            ldsm_x4(p_addr + (mt * 16 * C::kLdP + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+          for (int cp = 0; cp < kNTO / 2; ++cp) {
+            u32 b0, b1, b2, b3;
+            ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) {
+              mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+              mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+            }
+          }
+          if constexpr (kNTO % 2 == 1) {
+            u32 b0, b1;
+            ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+          }
+        }
+      }
+
     }
 
     if (fetch_ahead) store_tile_offsets(sm, slot, tile + kS, fetched, pr, kvh);
@@ -1026,52 +1036,53 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
 
 // =====================================================================================================================
 // Kernel list, the one place tilings are chosen: variant, element kind, padded d, padded dv, key-split warps (WN),
-// 16-row tiles per warp (MT), keys per tile (BN), ring stages. prefill: 4 warps own 16*MT rows each; decode: 4 warps
+// 16-row tiles per warp (MT), keys per tile (BN), keys per compute chunk (BNC), ring stages. prefill: 4 warps own 16*MT rows each; decode: 4 warps
 // share 16 rows and split keys (S) and channels (PV). Each line is also a plan choice (see choose_kernel).
 // There is no fp8 line with dv 512: that shape is MLA with q_v, which fp8 never reaches.
 // =====================================================================================================================
-#define KSEEK_FA3_SEED_KERNELS(X)                 \
-  X(prefill, bf16, kElemBF16, 64, 64, 1, 2, 64, 2)   \
-  X(prefill, fp16, kElemFP16, 64, 64, 1, 2, 64, 2)   \
-  X(prefill, fp8, kElemFP8, 64, 64, 1, 2, 64, 2)     \
-  X(prefill, bf16, kElemBF16, 96, 96, 1, 2, 32, 2)   \
-  X(prefill, fp16, kElemFP16, 96, 96, 1, 2, 32, 2)   \
-  X(prefill, fp8, kElemFP8, 96, 96, 1, 2, 32, 2)     \
-  X(prefill, bf16, kElemBF16, 128, 128, 1, 2, 32, 2) \
-  X(prefill, fp16, kElemFP16, 128, 128, 1, 2, 32, 2) \
-  X(prefill, fp8, kElemFP8, 128, 128, 1, 2, 32, 2)   \
-  X(prefill, bf16, kElemBF16, 192, 128, 1, 2, 32, 2) \
-  X(prefill, fp16, kElemFP16, 192, 128, 1, 2, 32, 2) \
-  X(prefill, fp8, kElemFP8, 192, 128, 1, 1, 64, 2)   \
-  X(prefill, bf16, kElemBF16, 256, 256, 1, 1, 32, 2) \
-  X(prefill, fp16, kElemFP16, 256, 256, 1, 1, 32, 2) \
-  X(prefill, fp8, kElemFP8, 256, 256, 1, 1, 32, 2)   \
-  X(decode, bf16, kElemBF16, 64, 64, 4, 1, 64, 3)    \
-  X(decode, fp16, kElemFP16, 64, 64, 4, 1, 64, 3)    \
-  X(decode, fp8, kElemFP8, 64, 64, 4, 1, 64, 3)      \
-  X(decode, bf16, kElemBF16, 96, 96, 4, 1, 64, 3)    \
-  X(decode, fp16, kElemFP16, 96, 96, 4, 1, 64, 3)    \
-  X(decode, fp8, kElemFP8, 96, 96, 4, 1, 64, 3)      \
-  X(decode, bf16, kElemBF16, 128, 128, 4, 1, 64, 3)  \
-  X(decode, fp16, kElemFP16, 128, 128, 4, 1, 64, 3)  \
-  X(decode, fp8, kElemFP8, 128, 128, 4, 1, 64, 3)    \
-  X(decode, bf16, kElemBF16, 192, 128, 4, 1, 64, 2)  \
-  X(decode, fp16, kElemFP16, 192, 128, 4, 1, 64, 2)  \
-  X(decode, fp8, kElemFP8, 192, 128, 4, 1, 64, 2)    \
-  X(decode, bf16, kElemBF16, 256, 256, 4, 1, 32, 3)  \
-  X(decode, fp16, kElemFP16, 256, 256, 4, 1, 32, 3)  \
-  X(decode, fp8, kElemFP8, 256, 256, 4, 1, 32, 3)    \
-  X(decode, bf16, kElemBF16, 64, 512, 4, 1, 32, 2)   \
-  X(decode, fp16, kElemFP16, 64, 512, 4, 1, 32, 2)
+#define KSEEK_FA3_SEED_KERNELS(X)                        \
+  X(prefill, bf16, kElemBF16, 64, 64, 1, 2, 64, 64, 2)   \
+  X(prefill, fp16, kElemFP16, 64, 64, 1, 2, 64, 64, 2)   \
+  X(prefill, fp8, kElemFP8, 64, 64, 1, 2, 64, 64, 2)     \
+  X(prefill, bf16, kElemBF16, 96, 96, 1, 2, 64, 32, 2)   \
+  X(prefill, fp16, kElemFP16, 96, 96, 1, 2, 64, 32, 2)   \
+  X(prefill, fp8, kElemFP8, 96, 96, 1, 2, 64, 32, 2)     \
+  X(prefill, bf16, kElemBF16, 128, 128, 1, 2, 64, 32, 2) \
+  X(prefill, fp16, kElemFP16, 128, 128, 1, 2, 64, 32, 2) \
+  X(prefill, fp8, kElemFP8, 128, 128, 1, 2, 64, 32, 2)   \
+  X(prefill, bf16, kElemBF16, 192, 128, 1, 2, 32, 32, 2) \
+  X(prefill, fp16, kElemFP16, 192, 128, 1, 2, 32, 32, 2) \
+  X(prefill, fp8, kElemFP8, 192, 128, 1, 1, 64, 64, 2)   \
+  X(prefill, bf16, kElemBF16, 256, 256, 1, 1, 32, 32, 2) \
+  X(prefill, fp16, kElemFP16, 256, 256, 1, 1, 32, 32, 2) \
+  X(prefill, fp8, kElemFP8, 256, 256, 1, 1, 32, 32, 2)   \
+  X(decode, bf16, kElemBF16, 64, 64, 4, 1, 64, 64, 3)    \
+  X(decode, fp16, kElemFP16, 64, 64, 4, 1, 64, 64, 3)    \
+  X(decode, fp8, kElemFP8, 64, 64, 4, 1, 64, 64, 3)      \
+  X(decode, bf16, kElemBF16, 96, 96, 4, 1, 64, 64, 3)    \
+  X(decode, fp16, kElemFP16, 96, 96, 4, 1, 64, 64, 3)    \
+  X(decode, fp8, kElemFP8, 96, 96, 4, 1, 64, 64, 3)      \
+  X(decode, bf16, kElemBF16, 128, 128, 4, 1, 64, 64, 3)  \
+  X(decode, fp16, kElemFP16, 128, 128, 4, 1, 64, 64, 3)  \
+  X(decode, fp8, kElemFP8, 128, 128, 4, 1, 64, 64, 3)    \
+  X(decode, bf16, kElemBF16, 192, 128, 4, 1, 64, 64, 2)  \
+  X(decode, fp16, kElemFP16, 192, 128, 4, 1, 64, 64, 2)  \
+  X(decode, fp8, kElemFP8, 192, 128, 4, 1, 64, 64, 2)    \
+  X(decode, bf16, kElemBF16, 256, 256, 4, 1, 32, 32, 3)  \
+  X(decode, fp16, kElemFP16, 256, 256, 4, 1, 32, 32, 3)  \
+  X(decode, fp8, kElemFP8, 256, 256, 4, 1, 32, 32, 3)    \
+  X(decode, bf16, kElemBF16, 64, 512, 4, 1, 32, 32, 2)   \
+  X(decode, fp16, kElemFP16, 64, 512, 4, 1, 32, 32, 2)
 
-#define KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, ST, ELEM) \
-  ::kseek::plugins::attention_fa3::seed::TileConfig<D, DV, WN, MT, BN, ST, ::kseek::plugins::attention_fa3::seed::ELEM>
+#define KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)                                                \
+  ::kseek::plugins::attention_fa3::seed::TileConfig<D, DV, WN, MT, BN, BNC, ST,                              \
+                                                    ::kseek::plugins::attention_fa3::seed::ELEM>
 
-#define KSEEK_FA3_SEED_DEFINE_KERNEL(variant, ename, ELEM, D, DV, WN, MT, BN, ST)                             \
+#define KSEEK_FA3_SEED_DEFINE_KERNEL(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST)                             \
   extern "C" __global__ void __launch_bounds__(128)                                                          \
       kseek_fa3_seed_##variant##_##ename##_d##D##_dv##DV(                                                     \
           const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {          \
-    ::kseek::plugins::attention_fa3::seed::attention_forward<KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, ST, ELEM)>( \
+    ::kseek::plugins::attention_fa3::seed::attention_forward<KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)>( \
         args);                                                                                                \
   }
 
@@ -1111,9 +1122,9 @@ __device__ __forceinline__ int padded_head_dim(int d) {
 }
 
 __device__ __forceinline__ bool choose_kernel(bool decode, int elem, int dp, int dvp, KernelChoice& out) {
-#define KSEEK_FA3_SEED_MATCH(variant, ename, ELEM, D, DV, WN, MT, BN, ST)                                   \
+#define KSEEK_FA3_SEED_MATCH(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST)                                   \
   if (decode == kIsDecode_##variant && elem == ELEM && dp == D && dvp == DV) {                               \
-    using Cfg = KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, ST, ELEM);                                              \
+    using Cfg = KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM);                                              \
     out.name = "kseek_fa3_seed_" #variant "_" #ename "_d" #D "_dv" #DV;                                      \
     out.bm = Cfg::kBM;                                                                                       \
     out.bn = Cfg::kBN;                                                                                       \

@@ -1,0 +1,28 @@
+// The smallest out-of-tree plugin ("test.consumer"), written against the installed SDK alone.
+// It must never include anything but the SDK's public headers.
+#include <kseek/sdk/plugin.hpp>
+
+namespace consumer {
+std::vector<kseek::SourceFile> embedded_files();
+
+class ConsumerPlugin final : public kseek::Plugin {
+ public:
+  kseek::PluginInfo info() const override {
+    return {.id = "test.consumer", .operator_name = "copy", .description = "export test", .version = "0.0.1",
+            .target_archs = {"sm_90a"}, .scenario_sets = {{"one", "one case", 1}}, .default_set = "one"};
+  }
+  kseek::Result<std::vector<kseek::Scenario>> scenarios(std::string_view set) const override {
+    if (set != "one") return kseek::make_error("unknown set");
+    return std::vector<kseek::Scenario>{{"C1", "n=256", "copy", 0, 2048, ""}};
+  }
+  kseek::Result<kseek::Scenario> scenario_from_name(std::string_view name) const override {
+    return kseek::Scenario{"", std::string(name), "", 0, 0, ""};
+  }
+  kseek::Result<kseek::SourceFile> seed_source(std::string_view) const override { return embedded_files().front(); }
+  std::vector<kseek::SourceFile> candidate_headers() const override { return {}; }
+  kseek::Constraints default_constraints() const override { return {}; }
+  std::vector<kseek::SourceFile> question_packs() const override { return {}; }
+};
+}  // namespace consumer
+
+KSEEK_PLUGIN(consumer::ConsumerPlugin, "test.consumer", "0.0.1")
