@@ -518,17 +518,6 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const int my_first = t_begin + split * tiles_per_split;
   const int my_count = imax(0, imin(tiles_per_split, t_end - my_first));
 
-  int row_lo[kMT][2], row_hi[kMT][2];
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-    for (int hf = 0; hf < 2; ++hf) {
-      const int R = imin(row0 + (wm * kMT + mt) * 16 + hf * 8 + g, rows - 1);
-      row_lo[mt][hf] = visible_lo(R / group, shift, wl);
-      row_hi[mt][hf] = visible_hi(R / group, shift, wr, sk);
-    }
-  }
-
   // ---- scales: logits in base 2; m is tracked in the units of s (raw or tanh), exp_mult > 0 maps them ----------
   float qk_descale = 1.0f, v_scale = 1.0f;
   if constexpr (C::kFp8) {
@@ -715,15 +704,22 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
             for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanh_abs_accurate(s[mt][nt][e] * cap_in);
       }
       if (!(nc >= unmasked_from && nc + C::kBNC <= unmasked_to)) {
+        // Rare edge tiles: each row's visible range, recomputed here to keep it out of the registers of the hot path.
+        // Rows past the last valid one behave like it (their results are never stored).
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
-          for (int nt = 0; nt < kNTS; ++nt)
+          for (int hf = 0; hf < 2; ++hf) {
+            const int tok = imin(row0 + warp_row + mt * 16 + hf * 8 + g, rows - 1) / group;
+            const int lo = visible_lo(tok, shift, wl), hi = visible_hi(tok, shift, wr, sk);
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const int key = nc + warp_key + nt * 8 + 2 * t4 + (e & 1);
-              if (key < row_lo[mt][e >> 1] || key >= row_hi[mt][e >> 1]) s[mt][nt][e] = neg_inf();
-            }
+            for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int key = nc + warp_key + nt * 8 + 2 * t4 + e;
+                if (key < lo || key >= hi) s[mt][nt][2 * hf + e] = neg_inf();
+              }
+          }
       }
       float mx[kMT][2];
 #pragma unroll
