@@ -21,14 +21,14 @@ using u64 = unsigned long long;
 // =====================================================================================================================
 // Tile constants. Every kernel of this file is one TileConfig; KSEEK_FA3_SEED_KERNELS at the end lists them all.
 // =====================================================================================================================
-constexpr int kThreads = 128;                 // 4 warps per CTA, every kernel
+constexpr int kThreads = 128;  // 4 warps per CTA, every kernel
 constexpr int kWarps = kThreads / 32;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
-constexpr int kWorkspaceHeaderBytes = 256;    // int num_splits, padded so the partials stay 256-byte aligned
-constexpr int kMaxSplits = 256;               // the combine keeps one weight per split per warp in shared memory
-constexpr int kMinTilesPerSplit = 2;          // a split below this many key tiles costs more than it hides
-constexpr int kMaxRowsForDecode = 64;         // GQA-packed query rows per (sequence, kv head) that pick the decode tiling
+constexpr int kWorkspaceHeaderBytes = 256;  // int num_splits, padded so the partials stay 256-byte aligned
+constexpr int kMaxSplits = 256;             // the combine keeps one weight per split per warp in shared memory
+constexpr int kMinTilesPerSplit = 2;        // a split below this many key tiles costs more than it hides
+constexpr int kMaxRowsForDecode = 64;       // GQA-packed query rows per (sequence, kv head) that pick the decode tiling
 
 enum ElemKind : int {
   kElemBF16 = 0,  // bf16 inputs, bf16 MMA
@@ -48,26 +48,26 @@ struct TileConfig {
   static constexpr int kWN = kWN_;
   static constexpr int kWM = kWarps / kWN_;
   static constexpr int kMT = kMT_;
-  static constexpr int kBM = kWM * kMT_ * 16;        // GQA-packed query rows per CTA
+  static constexpr int kBM = kWM * kMT_ * 16;  // GQA-packed query rows per CTA
   static constexpr int kBN = kBN_;
   static constexpr int kBNC = kBNC_;
   static constexpr int kStages = kStages_;
   static constexpr bool kFp8 = kElem_ == kElemFP8;
   static constexpr bool kMmaF16 = kElem_ != kElemBF16;
   static constexpr int kElemBytes = kFp8 ? 1 : 2;
-  static constexpr bool kQv = kDV_ == 512;           // only the MLA tiling carries q_v rows
-  static constexpr int kKeysPerWarp = kBNC_ / kWN_;  // S columns one warp owns in a chunk
-  static constexpr int kNTS = kKeysPerWarp / 8;      // S n-tiles per warp
-  static constexpr int kChPerWarp = kDV_ / kWN_;     // O columns one warp owns
-  static constexpr int kNTO = kChPerWarp / 8;        // O n-tiles per warp
+  static constexpr bool kQv = kDV_ == 512;                  // only the MLA tiling carries q_v rows
+  static constexpr int kKeysPerWarp = kBNC_ / kWN_;         // S columns one warp owns in a chunk
+  static constexpr int kNTS = kKeysPerWarp / 8;             // S n-tiles per warp
+  static constexpr int kChPerWarp = kDV_ / kWN_;            // O columns one warp owns
+  static constexpr int kNTO = kChPerWarp / 8;               // O n-tiles per warp
   static constexpr int kSAcc = (kMT_ * kNTS >= 2) ? 1 : 2;  // independent S accumulators to break the MMA chain
-  static constexpr int kChunksK = kD_ / 8;           // 8-element copy chunks per K/Q row
-  static constexpr int kChunksV = kDV_ / 8;          // 8-element copy chunks per V/q_v row
+  static constexpr int kChunksK = kD_ / 8;                  // 8-element copy chunks per K/Q row
+  static constexpr int kChunksV = kDV_ / 8;                 // 8-element copy chunks per V/q_v row
   // Shared-memory pitches. +8 elements (16 B) per row staggers the rows of an 8x8 ldmatrix over all 32 banks.
   static constexpr int kLdK = kD_ + 8;
   static constexpr int kLdV = kDV_ + 8;
   static constexpr int kLdP = kBNC_ + 8;
-  static constexpr int kRawLdK = kD_ + 16;           // fp8 staging pitch in bytes
+  static constexpr int kRawLdK = kD_ + 16;  // fp8 staging pitch in bytes
   static constexpr int kRawLdV = kDV_ + 16;
   static constexpr int kKVBufs = kFp8 ? 1 : kStages_;  // fp8 converts each landed tile into one fp16 buffer
 
@@ -84,15 +84,15 @@ struct TileConfig {
 // One CTA's shared memory. Unused buffers of a tiling collapse to one row.
 template <class C>
 struct alignas(128) SharedStorage {
-  alignas(16) u16 q[C::kBM][C::kLdK];                                    // [BM rows, D] Q (fp16/bf16), packed rows
-  alignas(16) u16 qv[C::kQv ? C::kBM : 1][C::kQv ? C::kLdV : 8];        // [BM rows, DV] q_v (MLA tiling only)
-  alignas(16) u16 k[C::kKVBufs][C::kBN][C::kLdK];                        // [bufs, BN keys, D] K tiles
-  alignas(16) u16 v[C::kKVBufs][C::kBN][C::kLdV];                        // [bufs, BN keys, DV] V tiles
+  alignas(16) u16 q[C::kBM][C::kLdK];                             // [BM rows, D] Q (fp16/bf16), packed rows
+  alignas(16) u16 qv[C::kQv ? C::kBM : 1][C::kQv ? C::kLdV : 8];  // [BM rows, DV] q_v (MLA tiling only)
+  alignas(16) u16 k[C::kKVBufs][C::kBN][C::kLdK];                 // [bufs, BN keys, D] K tiles
+  alignas(16) u16 v[C::kKVBufs][C::kBN][C::kLdV];                 // [bufs, BN keys, DV] V tiles
   alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];  // fp8 ring
   alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];  // fp8 ring
   alignas(16) u16 p[C::kWN > 1 ? C::kBM : 1][C::kWN > 1 ? C::kLdP : 8];  // [BM, BNC] probabilities (split warps)
-  float red_max[C::kWN][C::kBM];                                          // per-warp partial row maxima of a tile
-  float red_sum[C::kWN][C::kBM];                                          // per-warp partial row sums at the end
+  float red_max[C::kWN][C::kBM];                                         // per-warp partial row maxima of a tile
+  float red_sum[C::kWN][C::kBM];                                         // per-warp partial row sums at the end
   i64 k_off[C::kStages][C::kBN];  // element offset of each tile row in K, -1 past sk (zero-filled)
   i64 v_off[C::kStages][C::kBN];  // same for V
 };
@@ -100,40 +100,38 @@ struct alignas(128) SharedStorage {
 extern __shared__ __align__(128) u8 kseek_fa3_smem[];
 
 // =====================================================================================================================
-// PTX wrappers (PTX ISA 9.0 section anchors under docs.nvidia.com/cuda/parallel-thread-execution/)
+// PTX wrappers. Each cites its PTX ISA section by title and anchor (docs.nvidia.com/cuda/parallel-thread-execution/).
 // =====================================================================================================================
-__device__ __forceinline__ u32 smem_u32(const void* ptr) {
-  return static_cast<u32>(__cvta_generic_to_shared(ptr));
-}
+__device__ __forceinline__ u32 smem_u32(const void* ptr) { return static_cast<u32>(__cvta_generic_to_shared(ptr)); }
 
-// §9.7.9.25.3 cp.async (#data-movement-and-conversion-instructions-cp-async): src_bytes < 16 zero-fills the rest.
+// PTX ISA: cp.async (#data-movement-and-conversion-instructions-cp-async): src_bytes < 16 zero-fills the rest.
 __device__ __forceinline__ void cp_async_16(u32 dst, const void* src, u32 src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
-// §9.7.9.25.3 cp.async, 8-byte form (.ca is the only cache mode below 16 bytes).
+// PTX ISA: cp.async, 8-byte form (.ca is the only cache mode below 16 bytes).
 __device__ __forceinline__ void cp_async_8(u32 dst, const void* src, u32 src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
-// §9.7.9.25.3 cp.async.commit_group (#data-movement-and-conversion-instructions-cp-async-commit-group).
+// PTX ISA: cp.async.commit_group (#data-movement-and-conversion-instructions-cp-async-commit-group).
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// §9.7.9.25.3 cp.async.wait_group (#data-movement-and-conversion-instructions-cp-async-wait-group).
+// PTX ISA: cp.async.wait_group (#data-movement-and-conversion-instructions-cp-async-wait-group).
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-// §9.7.14.5.15 ldmatrix (#warp-level-matrix-instructions-ldmatrix): four 8x8 b16 tiles, lane l addresses row l%8
+// PTX ISA: ldmatrix (#warp-level-matrix-instructions-ldmatrix): four 8x8 b16 tiles, lane l addresses row l%8
 // of tile l/8.
 __device__ __forceinline__ void ldsm_x4(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                : "r"(addr));
 }
-// §9.7.14.5.15 ldmatrix, two tiles (lanes 0..15 address them).
+// PTX ISA: ldmatrix, two tiles (lanes 0..15 address them).
 __device__ __forceinline__ void ldsm_x2(u32 addr, u32& r0, u32& r1) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
 }
-// §9.7.14.5.15 ldmatrix .trans: each lane receives a column pair instead of a row pair.
+// PTX ISA: ldmatrix .trans: each lane receives a column pair instead of a row pair.
 __device__ __forceinline__ void ldsm_x4_t(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
@@ -143,7 +141,7 @@ __device__ __forceinline__ void ldsm_x2_t(u32 addr, u32& r0, u32& r1) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
 }
 
-// §9.7.14.5.14 mma (#warp-level-matrix-instructions-mma), m16n8k16 row.col, fp32 accumulate; fragment layout in
+// PTX ISA: mma (#warp-level-matrix-instructions-mma), m16n8k16 row.col, fp32 accumulate; fragment layout in
 // #warp-level-matrix-fragment-mma-16816-float.
 template <bool kF16>
 __device__ __forceinline__ void mma_16816(float (&c)[4], const u32 (&a)[4], u32 b0, u32 b1) {
@@ -160,26 +158,26 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const u32 (&a)[4], u32 
   }
 }
 
-// §9.7.3.22 ex2 (#floating-point-instructions-ex2): 2^x, ex2(-inf) = +0.
+// PTX ISA: ex2 (#floating-point-instructions-ex2): 2^x, ex2(-inf) = +0.
 __device__ __forceinline__ float fast_exp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
 }
-// §9.7.3.21 lg2 (#floating-point-instructions-lg2).
+// PTX ISA: lg2 (#floating-point-instructions-lg2).
 __device__ __forceinline__ float fast_log2(float x) {
   float y;
   asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
 }
-// §9.7.3.17 rcp (#floating-point-instructions-rcp).
+// PTX ISA: rcp (#floating-point-instructions-rcp).
 __device__ __forceinline__ float fast_rcp(float x) {
   float y;
   asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
 }
 
-// §9.7.9.21 cvt (#data-movement-and-conversion-instructions-cvt): hi goes to the upper half, lo to the lower.
+// PTX ISA: cvt (#data-movement-and-conversion-instructions-cvt): hi goes to the upper half, lo to the lower.
 template <bool kF16>
 __device__ __forceinline__ u32 pack_half2(float lo, float hi) {
   u32 r;
@@ -190,13 +188,13 @@ __device__ __forceinline__ u32 pack_half2(float lo, float hi) {
   }
   return r;
 }
-// §9.7.9.21 cvt .f16x2.e4m3x2 (sm_89+): two e4m3 bytes to two fp16 halves, exactly, low byte to low half.
+// PTX ISA: cvt .f16x2.e4m3x2 (sm_89+): two e4m3 bytes to two fp16 halves, exactly, low byte to low half.
 __device__ __forceinline__ u32 e4m3x2_to_f16x2(u16 pair) {
   u32 r;
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(r) : "h"(pair));
   return r;
 }
-// §9.7.9.21 cvt: fp32 to one fp16 / bf16 (round to nearest even).
+// PTX ISA: cvt: fp32 to one fp16 / bf16 (round to nearest even).
 __device__ __forceinline__ u16 f32_to_f16(float x) {
   u16 r;
   asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
@@ -207,7 +205,7 @@ __device__ __forceinline__ u16 f32_to_bf16(float x) {
   asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
   return r;
 }
-// §10.24 %nsmid (#special-registers-nsmid): an upper bound of the SM ids on this device.
+// PTX ISA: %nsmid (#special-registers-nsmid): an upper bound of the SM ids on this device.
 __device__ __forceinline__ u32 sm_count() {
   u32 r;
   asm volatile("mov.u32 %0, %%nsmid;\n" : "=r"(r));
@@ -350,8 +348,7 @@ __device__ __forceinline__ void store_tile_offsets(SharedStorage<C>& sm, int slo
 // Copies the kRows x kChunks 8-element chunks of one tile (rows at element offsets offs[], -1 = zero row; chunks
 // at or past `width` elements zero-filled) into dst ([kRows, kLd] elements of kEs bytes; fp8 lands raw).
 template <int kRows, int kChunks, int kLd, int kEs, class Dst>
-__device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, const u8* src_base, int width,
-                                           bool vec) {
+__device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, const u8* src_base, int width, bool vec) {
   constexpr int kUnits = kRows * kChunks;
   constexpr int kIt = (kUnits + kThreads - 1) / kThreads;
   constexpr bool kExact = kUnits % kThreads == 0;
@@ -364,8 +361,10 @@ __device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, con
         const i64 off = offs[row];
         const bool ok = off >= 0 && c * 8 < width;
         const u8* src = src_base + (ok ? (off + c * 8) * kEs : 0);
-        if constexpr (kEs == 1) cp_async_8(smem_u32(&dst[row][c * 8]), src, ok ? 8u : 0u);
-        else cp_async_16(smem_u32(&dst[row][c * 8]), src, ok ? 16u : 0u);
+        if constexpr (kEs == 1)
+          cp_async_8(smem_u32(&dst[row][c * 8]), src, ok ? 8u : 0u);
+        else
+          cp_async_16(smem_u32(&dst[row][c * 8]), src, ok ? 16u : 0u);
       }
     }
   } else {
@@ -384,8 +383,8 @@ __device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, con
 
 // Starts the copies of one K/V tile into ring slot `slot` (16-bit: the compute buffers; fp8: the raw ring).
 template <class C>
-__device__ __forceinline__ void issue_kv_tile(SharedStorage<C>& sm, int slot, const u8* kb, const u8* vb, int d,
-                                              int dv, bool vec) {
+__device__ __forceinline__ void issue_kv_tile(SharedStorage<C>& sm, int slot, const u8* kb, const u8* vb, int d, int dv,
+                                              bool vec) {
   if constexpr (C::kFp8) {
     issue_rows<C::kBN, C::kChunksK, C::kRawLdK, 1>(sm.k_raw[slot], sm.k_off[slot], kb, d, vec);
     issue_rows<C::kBN, C::kChunksV, C::kRawLdV, 1>(sm.v_raw[slot], sm.v_off[slot], vb, dv, vec);
@@ -425,9 +424,9 @@ __device__ __forceinline__ void widen_kv_tile(SharedStorage<C>& sm, int slot) {
 // Loads the CTA's GQA-packed query rows (row R -> token R / group, head kvh * group + R % group) into `dst`
 // ([BM, kChunks*8] with pitch ld). 16-bit: cp.async (joins the next commit group); fp8: synchronous widen.
 template <class C, int kChunks, int kLd>
-__device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src_base, i64 row_stride,
-                                                i64 head_stride, int width, int q_start, int row0, int rows,
-                                                int group, int kvh, bool vec) {
+__device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src_base, i64 row_stride, i64 head_stride,
+                                                int width, int q_start, int row0, int rows, int group, int kvh,
+                                                bool vec) {
   constexpr int kEs = C::kElemBytes;
   constexpr int kIt = (C::kBM * kChunks + kThreads - 1) / kThreads;
   const u8* base = static_cast<const u8*>(src_base);
@@ -461,8 +460,10 @@ __device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src
         }
         *reinterpret_cast<uint4*>(&dst[r][c * 8]) = widen_e4m3x8(lo, hi);
       } else {
-        if (vec) cp_async_16(smem_u32(&dst[r][c * 8]), src, ok ? 16u : 0u);
-        else copy_chunk_sync<2>(&dst[r][c * 8], src, ok);
+        if (vec)
+          cp_async_16(smem_u32(&dst[r][c * 8]), src, ok ? 16u : 0u);
+        else
+          copy_chunk_sync<2>(&dst[r][c * 8], src, ok);
       }
     }
   }
@@ -863,7 +864,6 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
           }
         }
       }
-
     }
 
     if (fetch_ahead) store_tile_offsets(sm, slot, tile + kS, fetched, pr, kvh);
@@ -958,8 +958,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
           }
         }
         if (pr.return_lse && wn == 0 && t4 == 0) {
-          pr.lse[static_cast<i64>(head) * pr.lse_head_stride + qrow] =
-              lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
+          pr.lse[static_cast<i64>(head) * pr.lse_head_stride + qrow] = lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
         }
       }
     }
@@ -983,7 +982,8 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
   const float* o_part = o_part_ptr(args.workspace, splits, pr);
 
   float big = neg_inf();
-  for (int s = lane; s < splits; s += 32) big = fmaxf(big, lse_part[(static_cast<i64>(s) * pr.total_q + qrow) * hq + head]);
+  for (int s = lane; s < splits; s += 32)
+    big = fmaxf(big, lse_part[(static_cast<i64>(s) * pr.total_q + qrow) * hq + head]);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) big = fmaxf(big, __shfl_xor_sync(0xffffffffu, big, off));
   float sink2 = neg_inf();
@@ -993,8 +993,8 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
   }
   float sum = 0.0f;
   for (int s = lane; s < splits; s += 32) {
-    const float w = big == neg_inf() ? 0.0f
-                                     : fast_exp2(lse_part[(static_cast<i64>(s) * pr.total_q + qrow) * hq + head] - big);
+    const float w =
+        big == neg_inf() ? 0.0f : fast_exp2(lse_part[(static_cast<i64>(s) * pr.total_q + qrow) * hq + head] - big);
     weight[warp][s] = w;
     sum += w;
   }
@@ -1013,7 +1013,8 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
     for (int s = 0; s < splits; ++s) {
       const float w = weight[warp][s];
       if (w != 0.0f) {
-        const float2 v = *reinterpret_cast<const float2*>(o_part + ((static_cast<i64>(s) * pr.total_q + qrow) * hq + head) * dv + c);
+        const float2 v =
+            *reinterpret_cast<const float2*>(o_part + ((static_cast<i64>(s) * pr.total_q + qrow) * hq + head) * dv + c);
         a0 += w * v.x;
         a1 += w * v.y;
       }
@@ -1032,9 +1033,9 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
 
 // =====================================================================================================================
 // Kernel list, the one place tilings are chosen: variant, element kind, padded d, padded dv, key-split warps (WN),
-// 16-row tiles per warp (MT), keys per tile (BN), keys per compute chunk (BNC), ring stages. prefill: 4 warps own 16*MT rows each; decode: 4 warps
-// share 16 rows and split keys (S) and channels (PV). Each line is also a plan choice (see choose_kernel).
-// There is no fp8 line with dv 512: that shape is MLA with q_v, which fp8 never reaches.
+// 16-row tiles per warp (MT), keys per tile (BN), keys per compute chunk (BNC), ring stages. prefill: 4 warps own 16*MT
+// rows each; decode: 4 warps share 16 rows and split keys (S) and channels (PV). Each line is also a plan choice (see
+// choose_kernel). There is no fp8 line with dv 512: that shape is MLA with q_v, which fp8 never reaches.
 // =====================================================================================================================
 #define KSEEK_FA3_SEED_KERNELS(X)                        \
   X(prefill, bf16, kElemBF16, 64, 64, 1, 2, 64, 64, 2)   \
@@ -1046,9 +1047,9 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
   X(prefill, bf16, kElemBF16, 128, 128, 1, 2, 64, 32, 2) \
   X(prefill, fp16, kElemFP16, 128, 128, 1, 2, 64, 32, 2) \
   X(prefill, fp8, kElemFP8, 128, 128, 1, 2, 64, 32, 2)   \
-  X(prefill, bf16, kElemBF16, 192, 128, 1, 2, 32, 32, 2) \
-  X(prefill, fp16, kElemFP16, 192, 128, 1, 2, 32, 32, 2) \
-  X(prefill, fp8, kElemFP8, 192, 128, 1, 1, 64, 64, 2)   \
+  X(prefill, bf16, kElemBF16, 192, 128, 1, 2, 32, 16, 2) \
+  X(prefill, fp16, kElemFP16, 192, 128, 1, 2, 32, 16, 2) \
+  X(prefill, fp8, kElemFP8, 192, 128, 1, 2, 32, 16, 2)   \
   X(prefill, bf16, kElemBF16, 256, 256, 1, 1, 32, 32, 2) \
   X(prefill, fp16, kElemFP16, 256, 256, 1, 1, 32, 32, 2) \
   X(prefill, fp8, kElemFP8, 256, 256, 1, 1, 32, 32, 2)   \
@@ -1070,16 +1071,15 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
   X(decode, bf16, kElemBF16, 64, 512, 4, 1, 32, 32, 2)   \
   X(decode, fp16, kElemFP16, 64, 512, 4, 1, 32, 32, 2)
 
-#define KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)                                                \
-  ::kseek::plugins::attention_fa3::seed::TileConfig<D, DV, WN, MT, BN, BNC, ST,                              \
+#define KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)                    \
+  ::kseek::plugins::attention_fa3::seed::TileConfig<D, DV, WN, MT, BN, BNC, ST, \
                                                     ::kseek::plugins::attention_fa3::seed::ELEM>
 
-#define KSEEK_FA3_SEED_DEFINE_KERNEL(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST)                             \
-  extern "C" __global__ void __launch_bounds__(128)                                                          \
-      kseek_fa3_seed_##variant##_##ename##_d##D##_dv##DV(                                                     \
-          const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {          \
+#define KSEEK_FA3_SEED_DEFINE_KERNEL(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST)                              \
+  extern "C" __global__ void __launch_bounds__(128) kseek_fa3_seed_##variant##_##ename##_d##D##_dv##DV(             \
+      const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {                     \
     ::kseek::plugins::attention_fa3::seed::attention_forward<KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)>( \
-        args);                                                                                                \
+        args);                                                                                                      \
   }
 
 KSEEK_FA3_SEED_KERNELS(KSEEK_FA3_SEED_DEFINE_KERNEL)
@@ -1118,14 +1118,14 @@ __device__ __forceinline__ int padded_head_dim(int d) {
 }
 
 __device__ __forceinline__ bool choose_kernel(bool decode, int elem, int dp, int dvp, KernelChoice& out) {
-#define KSEEK_FA3_SEED_MATCH(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST)                                   \
-  if (decode == kIsDecode_##variant && elem == ELEM && dp == D && dvp == DV) {                               \
-    using Cfg = KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM);                                              \
-    out.name = "kseek_fa3_seed_" #variant "_" #ename "_d" #D "_dv" #DV;                                      \
-    out.bm = Cfg::kBM;                                                                                       \
-    out.bn = Cfg::kBN;                                                                                       \
-    out.smem = static_cast<unsigned>(sizeof(SharedStorage<Cfg>));                                            \
-    return true;                                                                                             \
+#define KSEEK_FA3_SEED_MATCH(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST) \
+  if (decode == kIsDecode_##variant && elem == ELEM && dp == D && dvp == DV) { \
+    using Cfg = KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM);          \
+    out.name = "kseek_fa3_seed_" #variant "_" #ename "_d" #D "_dv" #DV;        \
+    out.bm = Cfg::kBM;                                                         \
+    out.bn = Cfg::kBN;                                                         \
+    out.smem = static_cast<unsigned>(sizeof(SharedStorage<Cfg>));              \
+    return true;                                                               \
   }
   KSEEK_FA3_SEED_KERNELS(KSEEK_FA3_SEED_MATCH)
 #undef KSEEK_FA3_SEED_MATCH
@@ -1154,9 +1154,12 @@ __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch < 0 || pr.total_q < 0) return;
   const int dp = padded_head_dim(pr.head_dim);
   int dvp = 0;
-  if (pr.head_dim_v == pr.head_dim) dvp = dp;
-  else if (pr.head_dim == 192 && pr.head_dim_v == 128) dvp = 128;
-  else if (pr.head_dim == 64 && pr.head_dim_v == 512) dvp = 512;
+  if (pr.head_dim_v == pr.head_dim)
+    dvp = dp;
+  else if (pr.head_dim == 192 && pr.head_dim_v == 128)
+    dvp = 128;
+  else if (pr.head_dim == 64 && pr.head_dim_v == 512)
+    dvp = 512;
   if (dp == 0 || dvp == 0) return;
   int elem = -1;
   if (pr.dtype_qkv == attention::kDTypeBF16) elem = kElemBF16;

@@ -51,70 +51,70 @@ enum TensorId : unsigned {
 // Every tensor's innermost (head-dim) stride is 1 element; the other strides are in elements, not bytes.
 struct AttentionProblem {
   // ---- sizes -----------------------------------------------------------------------------------------------
-  int batch;                 // number of sequences
-  int num_heads_q;           // hq; a multiple of num_heads_kv (GQA group = hq / hkv; hkv == 1 is MQA)
-  int num_heads_kv;          // hkv
-  int head_dim;              // d, Q/K head size: one of 40, 64, 72, 80, 96, 128, 192, 256
-  int head_dim_v;            // dv, V/O head size: d, except 128 when d == 192 and 512 when d == 64 (MLA)
-  int total_q;               // rows of Q/O: cu_seqlens_q[batch]
-  int total_k;               // non-paged: rows of K/V (cu_seqlens_k[batch]); paged: num_blocks * block_size
-  int max_seqlen_q;          // upper bound of every sq (sizes the grid; a plan sees only this)
-  int max_seqlen_k;          // upper bound of every sk
-  int paged;                 // 1: K/V are a paged cache read through block_table; 0: packed by cu_seqlens_k
-  int block_size;            // paged only: tokens per cache block, 16..256
-  int num_blocks;            // paged only: blocks in the K/V cache
-  int max_blocks_per_seq;    // paged only: columns of block_table
+  int batch;               // number of sequences
+  int num_heads_q;         // hq; a multiple of num_heads_kv (GQA group = hq / hkv; hkv == 1 is MQA)
+  int num_heads_kv;        // hkv
+  int head_dim;            // d, Q/K head size: one of 40, 64, 72, 80, 96, 128, 192, 256
+  int head_dim_v;          // dv, V/O head size: d, except 128 when d == 192 and 512 when d == 64 (MLA)
+  int total_q;             // rows of Q/O: cu_seqlens_q[batch]
+  int total_k;             // non-paged: rows of K/V (cu_seqlens_k[batch]); paged: num_blocks * block_size
+  int max_seqlen_q;        // upper bound of every sq (sizes the grid; a plan sees only this)
+  int max_seqlen_k;        // upper bound of every sk
+  int paged;               // 1: K/V are a paged cache read through block_table; 0: packed by cu_seqlens_k
+  int block_size;          // paged only: tokens per cache block, 16..256
+  int num_blocks;          // paged only: blocks in the K/V cache
+  int max_blocks_per_seq;  // paged only: columns of block_table
 
   // ---- types -----------------------------------------------------------------------------------------------
-  DType dtype_qkv;           // Q, K, V (and q_v) element type: bf16, fp16 or fp8 e4m3
-  DType dtype_o;             // O element type: bf16 or fp16 (== dtype_qkv for 16-bit inputs, bf16 for fp8) or fp32
+  DType dtype_qkv;  // Q, K, V (and q_v) element type: bf16, fp16 or fp8 e4m3
+  DType dtype_o;    // O element type: bf16 or fp16 (== dtype_qkv for 16-bit inputs, bf16 for fp8) or fp32
 
   // ---- masking and softmax ---------------------------------------------------------------------------------
-  int causal;                // 1: bottom-right causal (forces the right window edge to 0)
-  int window_left;           // keys allowed left of the diagonal; -1 = unbounded
-  int window_right;          // keys allowed right of the diagonal; -1 = unbounded (ignored when causal)
-  float softcap;             // tanh soft-capping of scaled logits; 0 = off
-  float softmax_scale;       // > 0; usually 1/sqrt(d) (MLA: 1/sqrt(d_qk of the unabsorbed model))
+  int causal;           // 1: bottom-right causal (forces the right window edge to 0)
+  int window_left;      // keys allowed left of the diagonal; -1 = unbounded
+  int window_right;     // keys allowed right of the diagonal; -1 = unbounded (ignored when causal)
+  float softcap;        // tanh soft-capping of scaled logits; 0 = off
+  float softmax_scale;  // > 0; usually 1/sqrt(d) (MLA: 1/sqrt(d_qk of the unabsorbed model))
 
   // ---- optional features (flags, because a plan kernel sees null pointers) --------------------------------
-  int has_q_v;               // 1: q_v is present and its dot product with v joins every logit (MLA decode)
-  int has_sinks;             // 1: sinks is present
-  int return_lse;            // 1: lse must be written
-  int num_splits;            // split-KV policy: 0 = kernel decides, 1 = never split, N > 1 = at most N splits
+  int has_q_v;     // 1: q_v is present and its dot product with v joins every logit (MLA decode)
+  int has_sinks;   // 1: sinks is present
+  int return_lse;  // 1: lse must be written
+  int num_splits;  // split-KV policy: 0 = kernel decides, 1 = never split, N > 1 = at most N splits
 
   // ---- strides, in elements (innermost stride is 1) --------------------------------------------------------
-  long long q_row_stride;    // between consecutive query tokens of Q
-  long long q_head_stride;   // between query heads of Q
-  long long k_block_stride;  // paged only: between cache blocks of K
-  long long k_row_stride;    // between tokens of K (within a block when paged)
-  long long k_head_stride;   // between kv heads of K
-  long long v_block_stride;  // paged only: between cache blocks of V
-  long long v_row_stride;    // between tokens of V (within a block when paged)
-  long long v_head_stride;   // between kv heads of V
-  long long o_row_stride;    // between query tokens of O
-  long long o_head_stride;   // between query heads of O
-  long long qv_row_stride;   // between query tokens of q_v
-  long long qv_head_stride;  // between query heads of q_v
-  long long lse_head_stride; // between heads of lse (token stride is 1); total_q when contiguous
+  long long q_row_stride;              // between consecutive query tokens of Q
+  long long q_head_stride;             // between query heads of Q
+  long long k_block_stride;            // paged only: between cache blocks of K
+  long long k_row_stride;              // between tokens of K (within a block when paged)
+  long long k_head_stride;             // between kv heads of K
+  long long v_block_stride;            // paged only: between cache blocks of V
+  long long v_row_stride;              // between tokens of V (within a block when paged)
+  long long v_head_stride;             // between kv heads of V
+  long long o_row_stride;              // between query tokens of O
+  long long o_head_stride;             // between query heads of O
+  long long qv_row_stride;             // between query tokens of q_v
+  long long qv_head_stride;            // between query heads of q_v
+  long long lse_head_stride;           // between heads of lse (token stride is 1); total_q when contiguous
   long long block_table_batch_stride;  // between sequences' rows of block_table; max_blocks_per_seq when contiguous
   long long descale_batch_stride;      // between sequences of q/k/v_descale (0 when broadcast, as vLLM passes it)
   long long descale_head_stride;       // between kv heads of q/k/v_descale (0 when broadcast)
 
   // ---- device pointers (null in the plan kernel) -----------------------------------------------------------
-  const void* q;             // [total_q, hq, d]          dtype_qkv
-  const void* k;             // paged [num_blocks, block_size, hkv, d]; flat [total_k, hkv, d]     dtype_qkv
-  const void* v;             // paged [num_blocks, block_size, hkv, dv]; flat [total_k, hkv, dv]   dtype_qkv
-  void* o;                   // [total_q, hq, dv]         dtype_o
-  const void* q_v;           // [total_q, hq, dv]         dtype_qkv; only when has_q_v (never fp8)
-  const int* cu_seqlens_q;   // [batch + 1] int32, prefix sums of sq, cu_seqlens_q[0] == 0
-  const int* cu_seqlens_k;   // [batch + 1] int32, prefix sums of sk; non-paged only (null when paged)
-  const int* seqused_k;      // [batch] int32, sk per sequence; required when paged, optional otherwise
-  const int* block_table;    // [batch, max_blocks_per_seq] int32 block ids into the cache; paged only
-  const float* q_descale;    // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
-  const float* k_descale;    // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
-  const float* v_descale;    // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
-  const float* sinks;        // [hq] fp32, natural-log units like s_j; only when has_sinks
-  float* lse;                // [hq, total_q] fp32 natural log; only when return_lse
+  const void* q;            // [total_q, hq, d]          dtype_qkv
+  const void* k;            // paged [num_blocks, block_size, hkv, d]; flat [total_k, hkv, d]     dtype_qkv
+  const void* v;            // paged [num_blocks, block_size, hkv, dv]; flat [total_k, hkv, dv]   dtype_qkv
+  void* o;                  // [total_q, hq, dv]         dtype_o
+  const void* q_v;          // [total_q, hq, dv]         dtype_qkv; only when has_q_v (never fp8)
+  const int* cu_seqlens_q;  // [batch + 1] int32, prefix sums of sq, cu_seqlens_q[0] == 0
+  const int* cu_seqlens_k;  // [batch + 1] int32, prefix sums of sk; non-paged only (null when paged)
+  const int* seqused_k;     // [batch] int32, sk per sequence; required when paged, optional otherwise
+  const int* block_table;   // [batch, max_blocks_per_seq] int32 block ids into the cache; paged only
+  const float* q_descale;   // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
+  const float* k_descale;   // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
+  const float* v_descale;   // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
+  const float* sinks;       // [hq] fp32, natural-log units like s_j; only when has_sinks
+  float* lse;               // [hq, total_q] fp32 natural log; only when return_lse
 };
 
 }  // namespace attention
