@@ -94,6 +94,24 @@ std::vector<SourceFile> AttentionPlugin::question_packs() const {
 
 Constraints AttentionPlugin::default_constraints() const { return attention_constraints(); }
 
+namespace {
+Error gpu_side_missing(const std::string& id) {
+  return make_error(fmt::format("{}: the attention input generators and GPU references are not written yet, so "
+                                "this plugin cannot be evaluated on a GPU", id));
+}
+}  // namespace
+
+Result<WorkloadLayout> AttentionPlugin::workload_layout(const Scenario&) const { return gpu_side_missing(spec_.id); }
+std::vector<SourceFile> AttentionPlugin::device_library() const { return {}; }
+Result<void> AttentionPlugin::fill_inputs(DeviceHost&, const WorkloadLayout&, std::span<const DeviceBuffer>,
+                                          std::uint64_t) const {
+  return gpu_side_missing(spec_.id);
+}
+Result<void> AttentionPlugin::compute_reference(DeviceHost&, const WorkloadLayout&, std::span<const DeviceBuffer>,
+                                                std::span<const DeviceBuffer>, std::span<const DeviceBuffer>) const {
+  return gpu_side_missing(spec_.id);
+}
+
 Constraints attention_constraints() {
   // Patterns match a scope boundary so that `mycutlass::` or `cutlass_free` stay legal names.
   Constraints c;

@@ -88,13 +88,14 @@ struct alignas(128) SharedStorage {
   alignas(16) u16 qv[C::kQv ? C::kBM : 1][C::kQv ? C::kLdV : 8];  // [BM rows, DV] q_v (MLA tiling only)
   alignas(16) u16 k[C::kKVBufs][C::kBN][C::kLdK];                 // [bufs, BN keys, D] K tiles
   alignas(16) u16 v[C::kKVBufs][C::kBN][C::kLdV];                 // [bufs, BN keys, DV] V tiles
-  alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];  // fp8 ring
-  alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];  // fp8 ring
+  // fp8 only: [stages, BN keys, D bytes] and [stages, BN keys, DV bytes] raw e4m3 ring, widened into k/v[0].
+  alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];
+  alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];
   alignas(16) u16 p[C::kWN > 1 ? C::kBM : 1][C::kWN > 1 ? C::kLdP : 8];  // [BM, BNC] probabilities (split warps)
   float red_max[C::kWN][C::kBM];                                         // per-warp partial row maxima of a tile
   float red_sum[C::kWN][C::kBM];                                         // per-warp partial row sums at the end
-  i64 k_off[C::kStages][C::kBN];  // element offset of each tile row in K, -1 past sk (zero-filled)
-  i64 v_off[C::kStages][C::kBN];  // same for V
+  i64 k_off[C::kStages][C::kBN];  // [stages, BN keys] element offset of each row in K, -1 past sk (zero-filled)
+  i64 v_off[C::kStages][C::kBN];  // [stages, BN keys] same for V
 };
 
 extern __shared__ __align__(128) u8 kseek_fa3_smem[];
@@ -245,7 +246,8 @@ __device__ __forceinline__ bool aligned_to(const void* ptr, i64 s0, i64 s1, i64 
          (s1 * elem_bytes) % bytes == 0 && (s2 * elem_bytes) % bytes == 0;
 }
 
-// One 8-element chunk copied synchronously (misaligned tensors only); zeros when !ok.
+// One 8-element chunk copied synchronously (misaligned tensors only); zeros when !ok. dst: 8 elements in shared
+// memory; src: 8 elements in global memory (unread when !ok).
 template <int kElemBytes>
 __device__ __forceinline__ void copy_chunk_sync(void* dst, const u8* src, bool ok) {
   if constexpr (kElemBytes == 2) {
@@ -270,7 +272,8 @@ __device__ __forceinline__ uint4 widen_e4m3x8(u32 lo, u32 hi) {
   return r;
 }
 
-// Writes two adjacent output elements (channel c even, c + 1 < dv) in the output dtype.
+// Writes two adjacent output elements (channel c even, c + 1 < dv) in the output dtype. base: O [total_q, hq, dv];
+// off: element offset of the first of the two.
 __device__ __forceinline__ void store_out_pair(void* base, i64 off, float a, float b, DType dt, bool pair_ok) {
   if (dt == attention::kDTypeFP32) {
     float* o = static_cast<float*>(base) + off;
@@ -294,8 +297,9 @@ __device__ __forceinline__ void store_out_pair(void* base, i64 off, float a, flo
   }
 }
 
-// Workspace of a split launch: [header][lse_part: splits x total_q x hq fp32, log2 units][o_part: splits x total_q x
-// hq x dv fp32, each split normalised by its own row sum].
+// Workspace of a split launch (ws: workspace_bytes, zeroed): [header: int num_splits, 256 B]
+// [lse_part: splits x total_q x hq fp32, log2 units, padded to 256 B][o_part: splits x total_q x hq x dv fp32, each
+// split normalised by its own row sum].
 __device__ __forceinline__ u64 lse_part_bytes(int splits, const AttentionProblem& pr) {
   const u64 n = static_cast<u64>(splits) * static_cast<u64>(pr.total_q) * static_cast<u64>(pr.num_heads_q) * 4u;
   return (n + 255u) / 256u * 256u;
@@ -347,6 +351,7 @@ __device__ __forceinline__ void store_tile_offsets(SharedStorage<C>& sm, int slo
 
 // Copies the kRows x kChunks 8-element chunks of one tile (rows at element offsets offs[], -1 = zero row; chunks
 // at or past `width` elements zero-filled) into dst ([kRows, kLd] elements of kEs bytes; fp8 lands raw).
+// dst: shared [kRows, kLd]; offs: shared [kRows] element offsets; src_base: the K or V tensor (bytes).
 template <int kRows, int kChunks, int kLd, int kEs, class Dst>
 __device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, const u8* src_base, int width, bool vec) {
   constexpr int kUnits = kRows * kChunks;
@@ -382,6 +387,7 @@ __device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, con
 }
 
 // Starts the copies of one K/V tile into ring slot `slot` (16-bit: the compute buffers; fp8: the raw ring).
+// kb: K (paged [num_blocks, block_size, hkv, d] or flat [total_k, hkv, d]) as bytes; vb: V likewise with dv.
 template <class C>
 __device__ __forceinline__ void issue_kv_tile(SharedStorage<C>& sm, int slot, const u8* kb, const u8* vb, int d, int dv,
                                               bool vec) {
@@ -422,7 +428,8 @@ __device__ __forceinline__ void widen_kv_tile(SharedStorage<C>& sm, int slot) {
 }
 
 // Loads the CTA's GQA-packed query rows (row R -> token R / group, head kvh * group + R % group) into `dst`
-// ([BM, kChunks*8] with pitch ld). 16-bit: cp.async (joins the next commit group); fp8: synchronous widen.
+// (shared [BM, kLd], kChunks*8 columns filled). src_base: Q [total_q, hq, d] or q_v [total_q, hq, dv].
+// 16-bit: cp.async (joins the next commit group); fp8: synchronous widen.
 template <class C, int kChunks, int kLd>
 __device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src_base, i64 row_stride, i64 head_stride,
                                                 int width, int q_start, int row0, int rows, int group, int kvh,
@@ -503,7 +510,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const int sk = pr.seqused_k ? pr.seqused_k[b] : pr.cu_seqlens_k[b + 1] - pr.cu_seqlens_k[b];
   const int k_start = pr.paged ? 0 : pr.cu_seqlens_k[b];
 
-  // ---- visible key range of this row block and of each of this thread's rows --------------------------------
+  // ---- visible key range of this row block (edge tiles recompute each row's own range) ---------------------------
   const int shift = sk - sq;
   const int wl = pr.window_left;
   const int wr = pr.causal ? 0 : pr.window_right;
@@ -1220,6 +1227,8 @@ __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
 }  // namespace plugins
 }  // namespace kseek
 
+// The plan kernel (one thread): problem carries sizes only (its pointers are null here); plan: one LaunchPlan in
+// device memory, fully overwritten.
 extern "C" __global__ void kseek_plan(const ::kseek::attention::AttentionProblem problem, ::kseek::LaunchPlan* plan) {
   if (threadIdx.x == 0 && blockIdx.x == 0) ::kseek::plugins::attention_fa3::seed::make_plan(problem, plan);
 }

@@ -22,6 +22,19 @@ class ConsumerPlugin final : public kseek::Plugin {
   std::vector<kseek::SourceFile> candidate_headers() const override { return {}; }
   kseek::Constraints default_constraints() const override { return {}; }
   std::vector<kseek::SourceFile> question_packs() const override { return {}; }
+  kseek::Result<kseek::WorkloadLayout> workload_layout(const kseek::Scenario&) const override {
+    return kseek::make_error("test.consumer has no GPU side: it only proves the SDK package builds and loads");
+  }
+  std::vector<kseek::SourceFile> device_library() const override { return {}; }
+  kseek::Result<void> fill_inputs(kseek::DeviceHost&, const kseek::WorkloadLayout&,
+                                  std::span<const kseek::DeviceBuffer>, std::uint64_t) const override {
+    return kseek::make_error("test.consumer has no GPU side");
+  }
+  kseek::Result<void> compute_reference(kseek::DeviceHost&, const kseek::WorkloadLayout&,
+                                        std::span<const kseek::DeviceBuffer>, std::span<const kseek::DeviceBuffer>,
+                                        std::span<const kseek::DeviceBuffer>) const override {
+    return kseek::make_error("test.consumer has no GPU side");
+  }
 };
 }  // namespace consumer
 

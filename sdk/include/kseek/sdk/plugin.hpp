@@ -11,6 +11,7 @@
 #include "kseek/sdk/result.hpp"
 #include "kseek/sdk/types.hpp"
 #include "kseek/sdk/version.hpp"
+#include "kseek/sdk/workload.hpp"
 
 namespace kseek {
 
@@ -38,6 +39,26 @@ class Plugin {
 
   // The plugin's question packs (JSON text, docs/question-packs.md), e.g. its architecture pack.
   virtual std::vector<SourceFile> question_packs() const = 0;
+
+  // ---- GPU side (runs inside the GPU worker only) -------------------------------------------------------
+
+  // The tensors of a scenario, where their pointers sit in the candidate's Problem struct, the tolerance.
+  virtual Result<WorkloadLayout> workload_layout(const Scenario& scenario) const = 0;
+
+  // The plugin's own device code (input generation, fp32 and same-precision references), compiled by kseek's
+  // NVRTC service for the GPU in use; the first file is the main one, the rest are headers it includes.
+  virtual std::vector<SourceFile> device_library() const = 0;
+
+  // Writes one input set into the input tensors (`tensors` is parallel to layout.tensors). Deterministic in
+  // `seed`; must produce scales and outliers that make wrong kernels fail (see docs/plugin-guide.md).
+  virtual Result<void> fill_inputs(DeviceHost& host, const WorkloadLayout& layout,
+                                   std::span<const DeviceBuffer> tensors, std::uint64_t seed) const = 0;
+
+  // For every compared output k (in layout order): writes the fp32 reference into gold[k] (float elements)
+  // and a reference computed in the output's own precision into same_precision[k] (the output's type).
+  virtual Result<void> compute_reference(DeviceHost& host, const WorkloadLayout& layout,
+                                         std::span<const DeviceBuffer> tensors, std::span<const DeviceBuffer> gold,
+                                         std::span<const DeviceBuffer> same_precision) const = 0;
 };
 
 }  // namespace kseek

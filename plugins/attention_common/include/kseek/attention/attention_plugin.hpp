@@ -32,6 +32,16 @@ class AttentionPlugin : public Plugin {
   Constraints default_constraints() const override;
   std::vector<SourceFile> question_packs() const override;
 
+  // The GPU side (input generators, fp32 and same-precision references) is not written yet: these return an
+  // error that names what is missing, so an evaluation reports it per scenario instead of guessing.
+  Result<WorkloadLayout> workload_layout(const Scenario& scenario) const override;
+  std::vector<SourceFile> device_library() const override;
+  Result<void> fill_inputs(DeviceHost& host, const WorkloadLayout& layout, std::span<const DeviceBuffer> tensors,
+                           std::uint64_t seed) const override;
+  Result<void> compute_reference(DeviceHost& host, const WorkloadLayout& layout, std::span<const DeviceBuffer> tensors,
+                                 std::span<const DeviceBuffer> gold,
+                                 std::span<const DeviceBuffer> same_precision) const override;
+
  private:
   Scenario to_scenario(std::string id, std::string description, const AttentionConfig& config) const;
 

@@ -48,7 +48,8 @@ enum TensorId : unsigned {
 //   o_i      = sum over visible j of exp(s_j) / Z * v_j                      [fp8: times v_descale]
 //   lse_i    = log(Z) (natural log, the sink included when has_sinks)
 //   A row that sees no key gets o_i = 0 and lse_i = -inf (or sinks[h] when has_sinks).
-// Every tensor's innermost (head-dim) stride is 1 element; the other strides are in elements, not bytes.
+// Every tensor's innermost (head-dim) stride is 1 element; the other strides are non-negative and in elements, not
+// bytes. max_seqlen_q / max_seqlen_k must bound every sq / sk (a kernel may size its grid from them alone).
 struct AttentionProblem {
   // ---- sizes -----------------------------------------------------------------------------------------------
   int batch;               // number of sequences
