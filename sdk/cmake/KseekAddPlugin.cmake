@@ -11,7 +11,8 @@
 set(_KSEEK_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/KseekEmbed.cmake")
 
 function(kseek_embed_files target function)
-  set(_out "${CMAKE_CURRENT_BINARY_DIR}/${target}_embedded.cpp")
+  string(MAKE_C_IDENTIFIER "${function}" _function_id)
+  set(_out "${CMAKE_CURRENT_BINARY_DIR}/${target}_${_function_id}_embedded.cpp")
   set(_files "")
   set(_deps "")
   foreach(_pair IN LISTS ARGN)

@@ -3,6 +3,8 @@
 // named as a CONSTRAINT_VIOLATION instead of hiding behind a COMPILE_ERROR.
 #include "kseek/core/build/build_service.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "kseek/core/build/compile_diagnostics.hpp"
@@ -28,7 +30,11 @@ CompileRequest make_compile_request(const Plugin& plugin, SourceFile source, std
 CompileOutput BuildService::compile(const CompileRequest& request) {
   const std::string key = build_cache_key(request);
   if (cache_) {
-    if (auto hit = cache_->load(key)) return std::move(*hit);
+    const auto started = std::chrono::steady_clock::now();
+    if (auto hit = cache_->load(key)) {
+      hit->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      return std::move(*hit);
+    }
     if (!cache_->last_discard_reason().empty()) notes_.push_back(cache_->last_discard_reason());
   }
   CompileOutput out = compile_isolated(request, request.max_compile_memory_bytes);

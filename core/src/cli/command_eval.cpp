@@ -1,11 +1,10 @@
-// `kseek eval`: builds and checks the candidate and its seed for every scenario's architecture, then hands
-// the run to a GPU. It must never pretend to have evaluated: without a GPU it says what needs one.
-#include <map>
+// `kseek eval`: a candidate (default: the seed, an A/A run) against the seed on a plugin's scenarios; a table
+// for people, a schema-versioned JSON record for programs. It must never pretend to have evaluated: without a
+// GPU it builds and checks, says what needs a GPU, and exits 3.
 #include <memory>
-#include <set>
 
 #include "commands.hpp"
-#include "kseek/core/driver/driver_library.hpp"
+#include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/table.hpp"
 
@@ -18,6 +17,9 @@ struct EvalArgs {
   std::string set_name;
   std::vector<std::string> scenario_ids;
   std::filesystem::path constraints_file;
+  std::filesystem::path out_file;
+  EvaluationSettings settings;
+  bool correctness_only = false;
 };
 
 Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const EvalArgs& args) {
@@ -33,92 +35,135 @@ Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const EvalA
       continue;
     }
     auto parsed = plugin.scenario_from_name(id);  // a user-written key=value name
-    if (!parsed) return make_error(fmt::format("scenario '{}' is not in set '{}' and does not parse: {}", id, set,
-                                               parsed.error().message));
+    if (!parsed) {
+      return make_error(fmt::format("scenario '{}' is not in set '{}' and does not parse: {}", id, set,
+                                    parsed.error().message));
+    }
+    parsed->id = fmt::format("U{:02}", chosen.size() + 1);
     chosen.push_back(std::move(*parsed));
   }
   return chosen;
 }
 
-int run_eval(const GlobalOptions& options, const EvalArgs& args) {
+std::string fmt_ms(const nlohmann::json& timing, const char* key) {
+  return timing.contains(key) ? fmt::format("{:.4f}", timing[key].get<double>()) : "";
+}
+
+std::vector<std::string> table_row(const nlohmann::json& r) {
+  std::string error, seed_ms, cand_ms, ratio, tflops, peak;
+  if (r.contains("correctness") && !r["correctness"]["outputs"].empty()) {
+    double worst = 0;
+    std::string text;
+    for (const auto& o : r["correctness"]["outputs"]) {
+      const double allowed = o.value("allowed_max_error", 0.0);
+      const double share = allowed > 0 ? o.value("max_error", 0.0) / allowed : 0;
+      if (share >= worst) {
+        worst = share;
+        text = fmt::format("{:.2g}/{:.2g}", o.value("max_error", 0.0), allowed);
+      }
+    }
+    error = text;
+  }
+  if (r.contains("timing")) {
+    const auto& t = r["timing"];
+    seed_ms = fmt_ms(t, "seed_median_ms");
+    cand_ms = fmt_ms(t, "candidate_median_ms");
+    const double half = std::max(t.value("ci_high", 1.0) - t.value("ratio", 1.0), t.value("ratio", 1.0) - t.value("ci_low", 1.0));
+    ratio = fmt::format("{:.3f} ±{:.3f}", t.value("ratio", 1.0), half);
+    tflops = fmt::format("{:.1f}", t.value("candidate_tflops", 0.0));
+    peak = fmt::format("{:.0f}% / {:.0f}%", t.value("percent_of_peak_flops", 0.0), t.value("percent_of_peak_bandwidth", 0.0));
+  }
+  std::string detail = r.value("message", "");
+  if (detail.size() > 90) detail = detail.substr(0, 87) + "...";
+  return {r.value("scenario", ""), r.value("status", ""), error, seed_ms, cand_ms, ratio, tflops, peak,
+          fmt::format("{:.1f}", r.value("wall_seconds", 0.0)), detail};
+}
+
+int run_eval(const GlobalOptions& options, EvalArgs& args) {
   PluginRegistry registry;
   load_plugins(options, registry);
   auto loaded = registry.require(args.plugin_id);
   if (!loaded) return fail(options, kExitUsage, "ERROR", loaded.error().message);
   const Plugin& plugin = *(*loaded)->plugin;
-  const PluginInfo info = plugin.info();
   auto scenarios = select_scenarios(plugin, args);
   if (!scenarios) return fail(options, kExitUsage, "ERROR", scenarios.error().message);
   auto constraints = load_constraints(plugin, args.constraints_file);
   if (!constraints) return fail(options, kExitUsage, "ERROR", constraints.error().message);
+  if (auto valid = validate_sampling_policy(args.settings.sampling); !valid) {
+    return fail(options, kExitUsage, "ERROR", valid.error().message);
+  }
 
-  std::set<std::string> archs;
-  for (const auto& s : *scenarios) archs.insert(s.required_arch.empty() ? info.target_archs.front() : s.required_arch);
-
-  BuildService service = make_build_service(options);
-  std::vector<std::pair<std::string, CandidateBuild>> builds;  // (role, build)
-  bool all_ok = true;
-  for (const auto& arch : archs) {
+  EvaluationInput input;
+  input.plugin = *loaded;
+  input.scenarios = std::move(*scenarios);
+  input.constraints = *constraints;
+  if (args.file.empty()) {
+    const std::string arch = input.scenarios.empty() || input.scenarios.front().required_arch.empty()
+                                 ? plugin.info().target_archs.front()
+                                 : input.scenarios.front().required_arch;
     auto seed = plugin.seed_source(arch);
     if (!seed) return fail(options, kExitUsage, "ERROR", seed.error().message);
-    SourceFile candidate = *seed;
-    if (!args.file.empty()) {
-      auto text = read_file(args.file);
-      if (!text) return fail(options, kExitUsage, "ERROR", text.error().message);
-      candidate = SourceFile{args.file.filename().string(), std::move(*text)};
-    }
-    builds.emplace_back("seed", service.build_and_check(make_compile_request(plugin, *seed, arch, *constraints), *constraints));
-    if (!args.file.empty()) {
-      builds.emplace_back("candidate", service.build_and_check(make_compile_request(plugin, candidate, arch, *constraints),
-                                                               *constraints));
-    }
-  }
-  for (const auto& [role, build] : builds) all_ok = all_ok && build.status == Status::kOk;
-
-  const DriverStatus driver = probe_driver();
-  std::string gpu_verdict;
-  if (!driver.loaded) {
-    gpu_verdict = fmt::format("needs a GPU: {}", driver.problem);
+    input.candidate = *seed;
+    input.candidate_path = "(seed) " + seed->name;
   } else {
-    gpu_verdict = fmt::format("a GPU is present ({}), but this kseek build has no GPU evaluator yet: correctness "
-                              "and timing were not run",
-                              driver.gpus.front().name);
+    auto text = read_file(args.file);
+    if (!text) return fail(options, kExitUsage, "ERROR", text.error().message);
+    input.candidate = {args.file.filename().string(), std::move(*text)};
+    input.candidate_path = args.file.string();
   }
+  args.settings.measure_time = !args.correctness_only;
 
+  BuildService service = make_build_service(options);
+  Table table({"scenario", "status", "max err/allowed", "seed ms", "cand ms", "ratio ±95%", "TFLOP/s", "%peak F/B",
+               "wall s", "detail"});
+  auto progress = [&](const nlohmann::json& r) {
+    if (!options.json) {
+      std::cerr << fmt::format("  {} {} ({:.1f} s) {}\n", r.value("scenario", ""), r.value("status", ""),
+                               r.value("wall_seconds", 0.0), r.value("message", ""));
+    }
+  };
+  if (!options.json) std::cerr << fmt::format("evaluating {} on {} scenarios of {}\n", input.candidate_path, input.scenarios.size(), args.plugin_id);
+  const nlohmann::json record = evaluate(input, args.settings, service, progress);
+  for (const auto& note : service.notes()) std::cerr << "note: " << note << "\n";
+
+  if (!args.out_file.empty()) {
+    if (auto written = write_file_atomically(args.out_file, record.dump(2) + "\n"); !written) {
+      std::cerr << "kseek: " << written.error().message << "\n";
+    }
+  }
+  const std::string status = record.value("status", "");
   if (options.json) {
-    nlohmann::json j_builds = nlohmann::json::array();
-    for (const auto& [role, build] : builds) {
-      auto j = to_json(build);
-      j["role"] = role;
-      j_builds.push_back(std::move(j));
-    }
-    print_json({{"status", all_ok ? "NOT_EVALUATED" : "BUILD_FAILED"},
-                {"plugin", args.plugin_id},
-                {"scenario_count", scenarios->size()},
-                {"scenarios", *scenarios},
-                {"builds", j_builds},
-                {"gpu", {{"available", driver.loaded}, {"detail", driver.loaded ? "" : driver.problem}}},
-                {"message", gpu_verdict}});
+    print_json(record);
   } else {
-    Table table({"role", "arch", "status", "build", "kernels", "max regs", "spills", "detail"});
-    for (const auto& [role, build] : builds) {
-      int max_registers = 0;
-      std::uint64_t spills = 0;
-      for (const auto& k : build.compile.kernels) {
-        max_registers = std::max(max_registers, k.registers);
-        spills += k.spill_store_bytes + k.spill_load_bytes;
+    if (record.contains("builds")) {
+      for (const auto& b : record["builds"]) {
+        std::cout << fmt::format("build {:<22} {} {}\n", b.value("role", ""), b.value("status", ""), b.value("message", ""));
       }
-      table.add_row({role, build.arch, std::string(to_string(build.status)),
-                     fmt::format("{:.2f} s{}", build.compile.seconds, build.compile.cache_hit ? " (cached)" : ""),
-                     std::to_string(build.compile.kernels.size()), std::to_string(max_registers),
-                     fmt::format("{} B", spills), build.message});
     }
-    std::cout << fmt::format("{} scenarios of {} selected\n", scenarios->size(), args.plugin_id);
-    std::cout << table.render();
-    std::cout << gpu_verdict << "\n";
+    if (record.contains("environment") && record["environment"].contains("name")) {
+      const auto& env = record["environment"];
+      std::cout << fmt::format("GPU {} ({}, driver {}), copy bandwidth {:.2f} TB/s\n", env.value("name", ""),
+                               env.value("uuid", ""), env.value("driver_version", 0),
+                               env.value("copy_bandwidth_bytes_per_second", 0.0) / 1e12);
+    }
+    if (record.contains("scenarios")) {
+      for (const auto& r : record["scenarios"]) table.add_row(table_row(r));
+      std::cout << table.render({3, 4, 6, 8});
+    }
+    if (record.contains("summary") && record["summary"].contains("geomean")) {
+      const auto& g = record["summary"]["geomean"];
+      std::cout << fmt::format("geomean {:.4f} [{:.4f}, {:.4f}] over {} scenarios\n", g.value("value", 1.0),
+                               g.value("ci_low", 1.0), g.value("ci_high", 1.0), g.value("scenarios", 0));
+    }
+    if (record.contains("wall_seconds")) std::cout << fmt::format("total wall time {:.1f} s\n", record.value("wall_seconds", 0.0));
+    if (record.contains("message")) std::cout << record.value("message", "") << "\n";
   }
-  if (!all_ok) return kExitVerdict;
-  return kExitNeedsGpu;
+  if (status == "NEEDS_GPU") return kExitNeedsGpu;
+  if (status != "COMPLETE") return kExitVerdict;
+  for (const auto& r : record["scenarios"]) {
+    if (r.value("status", "") != "PASSED") return kExitVerdict;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -129,10 +174,24 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   command->add_option("FILE", args->file, "Candidate .cu file (default: the plugin's seed, an A/A run)");
   command->add_option("--plugin", args->plugin_id, "Plugin id, e.g. attention.fa3")->required();
   auto* set = command->add_option("--set", args->set_name, "Scenario set (default: the plugin's default)");
-  command->add_option("--scenarios", args->scenario_ids, "Scenario ids or key=value names")
+  command->add_option("--scenarios", args->scenario_ids, "Scenario ids or key=value names, separated by ';'")
       ->delimiter(';')
       ->excludes(set);
   command->add_option("--constraints", args->constraints_file, "JSON file overriding the plugin's constraints");
+  command->add_option("--out", args->out_file, "Write the JSON record to this file (atomically)");
+  command->add_option("--device", args->settings.device, "GPU ordinal")->capture_default_str();
+  command->add_flag("--correctness-only", args->correctness_only, "Check correctness, skip timing");
+  command->add_option("--target-ci", args->settings.sampling.target_relative_half_width,
+                      "Stop sampling when the ratio's 95% interval is within this relative half-width")
+      ->capture_default_str();
+  command->add_option("--min-rounds", args->settings.sampling.min_rounds, "Timed rounds always measured")->capture_default_str();
+  command->add_option("--max-rounds", args->settings.sampling.max_rounds, "Timed rounds at most")->capture_default_str();
+  command->add_option("--time-budget", args->settings.sampling.time_budget_seconds,
+                      "Seconds of timed rounds per scenario at most")->capture_default_str();
+  command->add_option("--scenario-timeout", args->settings.scenario_timeout_seconds,
+                      "Watchdog: seconds a scenario may take beyond its time budget before the worker is killed")
+      ->capture_default_str();
+  command->add_option("--seed", args->settings.input_seed, "Input seed (default: drawn and recorded)");
   command->callback([&options, &exit_code, args] { exit_code = run_eval(options, *args); });
 }
 

@@ -13,5 +13,6 @@ void register_scenarios_command(CLI::App& app, GlobalOptions& options, int& exit
 void register_build_commands(CLI::App& app, GlobalOptions& options, int& exit_code);  // build, check
 void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_code);
+void register_worker_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 
 }  // namespace kseek::cli

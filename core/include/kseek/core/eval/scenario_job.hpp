@@ -1,0 +1,45 @@
+// The contract between `kseek eval` and one GPU worker process: a job (what to run, with which binaries and
+// settings) and its result, both JSON files. It must never carry anything the worker could not re-derive or
+// check itself: binaries travel as files named by path, results are plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kseek/core/eval/timing_statistics.hpp"
+#include "kseek/sdk/types.hpp"
+
+namespace kseek {
+
+struct ScenarioJob {
+  std::string plugin_path;                 // the worker loads the plugin itself
+  std::string plugin_id;
+  Scenario scenario;
+  std::string candidate_cubin;             // paths of cubins built by the parent
+  std::string seed_cubin;
+  std::string plugin_library_cubin;
+  std::string harness_cubin;
+  std::uint64_t input_seed = 0;            // recorded: the scenario's inputs are reproducible from it
+  int device = 0;
+  bool measure_time = true;
+  int warmup_launches = 3;                 // per side, never counted and never used to size the sample (T3)
+  SamplingPolicy sampling;
+  double peak_flops = 0;                   // the device's peaks (for TFLOP/s, % of peak and the physics floor)
+  double peak_bytes_per_second = 0;
+  std::string peak_source;                 // "measured" or "declared"
+  std::uint64_t max_workspace_bytes = 8ull << 30;
+};
+
+void to_json(nlohmann::json& j, const ScenarioJob& v);
+void from_json(const nlohmann::json& j, ScenarioJob& v);
+
+// Runs one scenario in this process (the worker): needs a GPU. The result is a JSON object with at least
+// "status" and "message"; the fields are documented in docs/result-schema.md.
+nlohmann::json run_scenario_job(const ScenarioJob& job);
+
+// Measures the device's copy bandwidth and reads its identity, for the record and the peaks.
+nlohmann::json probe_device(int device);
+
+}  // namespace kseek

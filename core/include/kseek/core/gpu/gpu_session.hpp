@@ -1,0 +1,114 @@
+// One CUDA context in the GPU worker: modules, tracked allocations, launches, events, and the harness's own
+// kernels (guards, fingerprints, error statistics, L2 flush). It implements DeviceHost for plugins.
+// It must never exist in the process that keeps verdicts and records: only `kseek __worker` creates one.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kseek/core/eval/plan_validation.hpp"
+#include "kseek/core/gpu/driver_api.hpp"
+#include "kseek/sdk/workload.hpp"
+
+namespace kseek::gpu {
+
+struct ErrorStatistics {
+  double max_error = 0;
+  double mean_error = 0;
+  std::uint64_t nonfinite = 0;
+  std::uint64_t count = 0;
+};
+
+struct DeviceIdentity {
+  std::string name;
+  std::string uuid;
+  int driver_version = 0;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessors = 0;
+  int l2_bytes = 0;
+  std::uint64_t memory_bytes = 0;
+  int sm_clock_khz = 0;
+  int memory_clock_khz = 0;
+};
+
+class GpuSession final : public DeviceHost {
+ public:
+  static Result<std::unique_ptr<GpuSession>> open(int ordinal);
+  ~GpuSession() override;
+
+  const DriverApi& api() const { return *api_; }
+  CUstream stream() const { return stream_; }
+  const DeviceIdentity& identity() const { return identity_; }
+  DeviceLimits limits() const;
+
+  // Modules are kept for the session's life; `role` names them in errors ("candidate", "seed"...).
+  Result<CUmodule> load_module(const std::string& role, const std::string& cubin);
+  Result<CUfunction> function(CUmodule module, const std::string& role, std::string_view kernel);
+  Result<KernelAttributes> attributes(CUfunction function) const;
+
+  // Tracked device memory; every allocation is freed with the session.
+  Result<DeviceBuffer> allocate(std::string_view name, std::uint64_t bytes);
+  void release(const DeviceBuffer& buffer);
+
+  // The plugin device library used by DeviceHost::launch.
+  void set_plugin_module(CUmodule module) { plugin_module_ = module; }
+  void set_harness_module(CUmodule module) { harness_module_ = module; }
+
+  // DeviceHost
+  Result<void> launch(std::string_view kernel, const HostLaunch& dims, const void* params,
+                      std::size_t params_bytes) override;
+  Result<void> upload(const DeviceBuffer& buffer, std::span<const std::byte> data, std::uint64_t offset) override;
+  Result<void> download(const DeviceBuffer& buffer, std::span<std::byte> data, std::uint64_t offset) override;
+  Result<DeviceBuffer> scratch(std::string_view name, std::uint64_t bytes) override;
+  Result<void> synchronize() override;
+  DeviceProperties properties() const override;
+  void release_scratch();
+
+  // Harness kernels.
+  Result<void> fill(const DeviceBuffer& buffer, std::uint8_t value);
+  Result<std::uint64_t> count_mismatches(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes,
+                                         std::uint8_t expected);
+  Result<std::uint64_t> fingerprint(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes);
+  Result<ErrorStatistics> compare(const DeviceBuffer& a, ElementType a_type, const DeviceBuffer& b, ElementType b_type,
+                                  std::uint64_t elements, std::uint64_t a_offset = 0);
+  Result<void> flush_l2();
+
+  // Launch with the cluster attribute when a cluster is asked for; params is one struct by value.
+  Result<void> launch_function(CUfunction function, const std::array<unsigned, 3>& grid,
+                               const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& cluster,
+                               unsigned dynamic_smem, void* params, const std::string& what);
+
+  // Milliseconds between two events recorded around `body` on the session's stream.
+  Result<double> time_ms(const std::function<Result<void>()>& body);
+
+  // Device-to-device copy bandwidth (bytes read + written per second), median of a few runs.
+  Result<double> measure_copy_bandwidth(std::uint64_t bytes);
+
+ private:
+  explicit GpuSession(const DriverApi* api) : api_(api) {}
+  Result<void> launch_harness(const char* kernel, void* params, std::uint64_t work_items);
+
+  const DriverApi* api_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUevent start_ = nullptr;
+  CUevent stop_ = nullptr;
+  DeviceIdentity identity_;
+  CUmodule plugin_module_ = nullptr;
+  CUmodule harness_module_ = nullptr;
+  std::vector<CUmodule> modules_;
+  std::map<CUdeviceptr, std::uint64_t> allocations_;
+  std::vector<DeviceBuffer> scratch_;
+  DeviceBuffer flush_buffer_;
+  DeviceBuffer counter_;  // 64 bytes of device scratch for the harness kernels' results
+};
+
+}  // namespace kseek::gpu

@@ -1,0 +1,48 @@
+// `kseek __worker`: the GPU worker process. It owns the CUDA context for one scenario (or a device probe),
+// writes its result file atomically and exits. It must never be the process that keeps records: a fault here
+// costs one scenario, never the campaign.
+#include <memory>
+
+#include "commands.hpp"
+#include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/util/files.hpp"
+
+namespace kseek::cli {
+
+void register_worker_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
+  struct Args {
+    std::string job_file;
+    std::string result_file;
+    std::string probe_file;
+    int device = 0;
+  };
+  auto args = std::make_shared<Args>();
+  auto* command = app.add_subcommand("__worker", "GPU worker process (started by kseek eval)");
+  command->group("");  // hidden from --help: not a user command
+  command->add_option("JOB", args->job_file);
+  command->add_option("RESULT", args->result_file);
+  command->add_option("--probe", args->probe_file);
+  command->add_option("--device", args->device);
+  command->callback([&options, &exit_code, args] {
+    (void)options;
+    if (!args->probe_file.empty()) {
+      const auto probe = probe_device(args->device);
+      exit_code = write_file_atomically(args->probe_file, probe.dump(2)) ? kExitOk : kExitVerdict;
+      return;
+    }
+    auto text = read_file(args->job_file);
+    nlohmann::json result;
+    if (!text) {
+      result = {{"status", "NOT_RUNNABLE"}, {"message", text.error().message}};
+    } else {
+      try {
+        result = run_scenario_job(nlohmann::json::parse(*text).get<ScenarioJob>());
+      } catch (const std::exception& e) {
+        result = {{"status", "NOT_RUNNABLE"}, {"message", fmt::format("{}: {}", args->job_file, e.what())}};
+      }
+    }
+    exit_code = write_file_atomically(args->result_file, result.dump(2)) ? kExitOk : kExitVerdict;
+  });
+}
+
+}  // namespace kseek::cli

@@ -1,0 +1,596 @@
+// The evaluation protocol of one scenario, inside the GPU worker: plans, correctness against the plugin's
+// references (poisoned and guarded outputs, a second run compared bitwise), then interleaved timing against the
+// seed with cold L2, fresh inputs for every launch and every timed output re-checked.
+// It must never let the candidate run while the reference or the seed's output for its inputs is resident.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "kseek/core/eval/plan_validation.hpp"
+#include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/gpu/gpu_session.hpp"
+#include "kseek/core/plugin/plugin_registry.hpp"
+#include "kseek/core/util/files.hpp"
+#include "kseek/device/launch_plan.h"
+
+namespace kseek {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+constexpr std::uint64_t kGuardBytes = 64 * 1024;
+constexpr std::uint8_t kGuardByte = 0xA5;
+constexpr std::uint8_t kPoisonByte = 0xFF;  // all ones: NaN in f32, f16 and bf16, so an unwritten element fails
+
+// A verdict reached before the protocol could finish.
+struct Verdict {
+  std::string status;
+  std::string message;
+};
+
+std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+class ScenarioRunner {
+ public:
+  ScenarioRunner(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin)
+      : job_(job), session_(session), api_(session.api()), plugin_(plugin) {}
+
+  json run() {
+    const auto started = Clock::now();
+    result_ = {{"scenario", job_.scenario.id}, {"name", job_.scenario.name}, {"input_seed", job_.input_seed}};
+    std::optional<Verdict> verdict = setup();
+    result_["seconds"]["setup"] = seconds_since(started);
+    if (!verdict) {
+      const auto t = Clock::now();
+      verdict = check_correctness();
+      result_["seconds"]["correctness"] = seconds_since(t);
+    }
+    if (!verdict && job_.measure_time) {
+      const auto t = Clock::now();
+      verdict = measure_timing();
+      result_["seconds"]["timing"] = seconds_since(t);
+    }
+    if (!verdict) verdict = Verdict{"PASSED", ""};
+    result_["status"] = verdict->status;
+    result_["message"] = verdict->message;
+    result_["seconds"]["total"] = seconds_since(started);
+    return result_;
+  }
+
+  bool context_lost() const { return context_lost_; }
+
+ private:
+  struct Side {
+    std::string role;  // "candidate" or "seed"
+    CUmodule module = nullptr;
+    ValidatedPlan plan;
+    std::vector<CUfunction> functions;
+    DeviceBuffer workspace;
+  };
+  struct OutputBuffer {
+    std::size_t tensor = 0;     // index into layout_.tensors
+    DeviceBuffer allocation;    // guard | data | guard
+    std::uint64_t data_bytes = 0;
+    DeviceBuffer data() const { return {allocation.address + kGuardBytes, data_bytes}; }
+  };
+
+  // ---- setup -------------------------------------------------------------------------------------------
+  std::optional<Verdict> setup() {
+    auto layout = plugin_.workload_layout(job_.scenario);
+    if (!layout) return Verdict{"NOT_RUNNABLE", layout.error().message};
+    layout_ = std::move(*layout);
+    input_sets_ = std::max<std::uint32_t>(layout_.input_sets, 2);
+
+    for (auto& [side, path, role] : {std::tuple{&candidate_, job_.candidate_cubin, "candidate"},
+                                     std::tuple{&seed_, job_.seed_cubin, "seed"}}) {
+      side->role = role;
+      auto cubin = read_file(path);
+      if (!cubin) return Verdict{"LAUNCH_ERROR", cubin.error().message};
+      auto module = session_.load_module(role, *cubin);
+      if (!module) return Verdict{"LAUNCH_ERROR", module.error().message};
+      side->module = *module;
+    }
+    for (auto& [path, role] : {std::pair{job_.harness_cubin, "harness library"},
+                               std::pair{job_.plugin_library_cubin, "plugin device library"}}) {
+      if (path.empty()) continue;  // a plugin without device code
+      auto cubin = read_file(path);
+      if (!cubin) return Verdict{"LAUNCH_ERROR", cubin.error().message};
+      auto module = session_.load_module(role, *cubin);
+      if (!module) return Verdict{"LAUNCH_ERROR", module.error().message};
+      (std::string(role) == "harness library" ? session_.set_harness_module(*module) : session_.set_plugin_module(*module));
+    }
+
+    // Plans first: a seed that cannot run makes the scenario not runnable; a candidate that cannot is its error.
+    if (auto v = make_plan(seed_); v) return Verdict{"NOT_RUNNABLE", "the seed cannot run this scenario: " + v->message};
+    if (auto v = make_plan(candidate_); v) return v;
+
+    // Inputs: `input_sets_` separate allocations (fresh addresses), outputs: one guarded allocation each.
+    for (std::uint32_t set = 0; set < input_sets_; ++set) {
+      std::vector<DeviceBuffer> buffers;
+      for (const auto& tensor : layout_.tensors) {
+        if (tensor.role != TensorRole::kInput) {
+          buffers.push_back({});
+          continue;
+        }
+        auto buffer = session_.allocate(fmt::format("input {} (set {})", tensor.name, set),
+                                        tensor.elements * element_bytes(tensor.type));
+        if (!buffer) return Verdict{"NOT_RUNNABLE", buffer.error().message};
+        buffers.push_back(*buffer);
+      }
+      inputs_.push_back(std::move(buffers));
+    }
+    for (std::size_t i = 0; i < layout_.tensors.size(); ++i) {
+      const auto& tensor = layout_.tensors[i];
+      if (tensor.role != TensorRole::kOutput) continue;
+      const std::uint64_t bytes = tensor.elements * element_bytes(tensor.type);
+      auto allocation = session_.allocate(fmt::format("output {}", tensor.name), bytes + 2 * kGuardBytes);
+      if (!allocation) return Verdict{"NOT_RUNNABLE", allocation.error().message};
+      if (auto filled = session_.fill(*allocation, kGuardByte); !filled) return infrastructure(filled.error());
+      outputs_.push_back({i, *allocation, bytes});
+    }
+    for (Side* side : {&candidate_, &seed_}) {
+      auto workspace = session_.allocate(side->role + " workspace", side->plan.workspace_bytes);
+      if (!workspace) return Verdict{"NOT_RUNNABLE", workspace.error().message};
+      side->workspace = *workspace;
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::byte> problem_bytes(std::uint32_t set, bool null_pointers) const {
+    std::vector<std::byte> bytes = layout_.problem;
+    if (null_pointers) return bytes;
+    for (std::size_t i = 0; i < layout_.tensors.size(); ++i) {
+      std::uint64_t address = 0;
+      if (layout_.tensors[i].role == TensorRole::kInput) {
+        address = inputs_[set][i].address;
+      } else {
+        for (const auto& out : outputs_) {
+          if (out.tensor == i) address = out.data().address;
+        }
+      }
+      std::memcpy(bytes.data() + layout_.tensors[i].problem_offset, &address, sizeof(address));
+    }
+    return bytes;
+  }
+
+  std::optional<Verdict> make_plan(Side& side) {
+    auto plan_fn = session_.function(side.module, side.role, kPlanKernelName);
+    if (!plan_fn) return Verdict{"LAUNCH_ERROR", plan_fn.error().message};
+    auto plan_buffer = session_.scratch("launch plan", sizeof(LaunchPlan));
+    if (!plan_buffer) return infrastructure(plan_buffer.error());
+    if (auto f = session_.fill(*plan_buffer, 0); !f) return infrastructure(f.error());
+    std::vector<std::byte> problem = problem_bytes(0, /*null_pointers=*/true);
+    CUdeviceptr plan_address = plan_buffer->address;
+    void* params[] = {problem.data(), &plan_address};
+    CUresult rc = api_.cuLaunchKernel_fn(*plan_fn, 1, 1, 1, 1, 1, 1, 0, session_.stream(), params, nullptr);
+    if (rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
+    if (rc != CUDA_SUCCESS) return launch_failure(rc, side.role + " plan kernel");
+    LaunchPlan plan{};
+    if (auto d = session_.download(*plan_buffer, std::as_writable_bytes(std::span(&plan, 1)), 0); !d) {
+      return infrastructure(d.error());
+    }
+    session_.release_scratch();
+    const DeviceLimits limits = session_.limits();
+    auto attributes_of = [&](std::string_view kernel) -> Result<KernelAttributes> {
+      auto fn = session_.function(side.module, side.role, kernel);
+      if (!fn) return fn.error();
+      return session_.attributes(*fn);
+    };
+    auto validated = validate_plan(plan, limits, attributes_of, {}, job_.max_workspace_bytes);
+    if (!validated) return Verdict{"LAUNCH_ERROR", fmt::format("{}: {}", side.role, validated.error().message)};
+    side.plan = std::move(*validated);
+    json launches = json::array();
+    for (const auto& launch : side.plan.launches) {
+      auto fn = session_.function(side.module, side.role, launch.kernel);
+      if (!fn) return Verdict{"LAUNCH_ERROR", fn.error().message};
+      side.functions.push_back(*fn);
+      launches.push_back({{"kernel", launch.kernel},
+                          {"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
+                          {"block", {launch.block.x, launch.block.y, launch.block.z}},
+                          {"cluster", {launch.cluster.x, launch.cluster.y, launch.cluster.z}},
+                          {"dynamic_smem_bytes", launch.dynamic_smem_bytes}});
+    }
+    for (const auto& raise : side.plan.smem_limit_raises) {
+      auto fn = session_.function(side.module, side.role, raise.kernel);
+      if (!fn) return Verdict{"LAUNCH_ERROR", fn.error().message};
+      const CUresult set = api_.cuFuncSetAttribute_fn(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                      static_cast<int>(raise.dynamic_smem_bytes));
+      if (set != CUDA_SUCCESS) {
+        return Verdict{"LAUNCH_ERROR", gpu::describe_cuda_error(api_, set, fmt::format("{}: raising the dynamic shared "
+                                                                                          "memory of {} to {} bytes",
+                                                                                          side.role, raise.kernel,
+                                                                                          raise.dynamic_smem_bytes))};
+      }
+    }
+    if (!side.plan.tensor_maps.empty()) {
+      return Verdict{"LAUNCH_ERROR", side.role + ": the plan requests TMA tensor maps, which this plugin does not "
+                                                 "describe (no tensor views): encode none or use plain loads"};
+    }
+    result_["plan"][side.role] = {{"launches", launches}, {"workspace_bytes", side.plan.workspace_bytes}};
+    return std::nullopt;
+  }
+
+  // ---- launching ---------------------------------------------------------------------------------------
+  Verdict launch_failure(CUresult rc, const std::string& what) {
+    if (gpu::is_sticky_cuda_error(rc)) {
+      context_lost_ = true;
+      return {"CRASHED", gpu::describe_cuda_error(api_, rc, what)};
+    }
+    return {"LAUNCH_ERROR", gpu::describe_cuda_error(api_, rc, what)};
+  }
+
+  Verdict infrastructure(const Error& error) {
+    // A failure of the harness's own calls after a candidate ran is almost always the candidate's sticky fault.
+    const CUresult rc = api_.cuCtxSynchronize_fn();
+    if (gpu::is_sticky_cuda_error(rc)) return launch_failure(rc, "after the candidate ran");
+    return {"NOT_RUNNABLE", "harness error: " + error.message};
+  }
+
+  // Poisons outputs and zeroes the workspace (outside any timing), then queues the side's launches.
+  std::optional<Verdict> prepare(Side& side) {
+    for (const auto& out : outputs_) {
+      const CUresult rc = api_.cuMemsetD8Async_fn(out.data().address, kPoisonByte, out.data_bytes, session_.stream());
+      if (rc != CUDA_SUCCESS) return launch_failure(rc, "poisoning outputs");
+    }
+    if (side.plan.workspace_bytes > 0) {
+      const CUresult rc =
+          api_.cuMemsetD8Async_fn(side.workspace.address, 0, side.plan.workspace_bytes, session_.stream());
+      if (rc != CUDA_SUCCESS) return launch_failure(rc, "zeroing the workspace");
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> enqueue(Side& side, std::uint32_t set) {
+    const std::vector<std::byte> problem = problem_bytes(set, false);
+    const std::uint64_t workspace_offset = align_up(problem.size(), 8);
+    const std::uint64_t maps_offset = align_up(workspace_offset + 8, 64);
+    std::vector<std::byte> args(align_up(maps_offset + kMaxTensorMaps * sizeof(TensorMapStorage), 64));
+    std::memcpy(args.data(), problem.data(), problem.size());
+    const std::uint64_t workspace = side.plan.workspace_bytes > 0 ? side.workspace.address : 0;
+    std::memcpy(args.data() + workspace_offset, &workspace, sizeof(workspace));
+    for (std::size_t i = 0; i < side.plan.launches.size(); ++i) {
+      const auto& l = side.plan.launches[i];
+      const std::array<unsigned, 3> cluster =
+          l.set_cluster_dims ? std::array<unsigned, 3>{l.cluster.x, l.cluster.y, l.cluster.z} : std::array<unsigned, 3>{1, 1, 1};
+      auto launched = session_.launch_function(side.functions[i], {l.grid.x, l.grid.y, l.grid.z},
+                                               {l.block.x, l.block.y, l.block.z}, cluster, l.dynamic_smem_bytes,
+                                               args.data(), fmt::format("{} launch {} ({})", side.role, i, l.kernel));
+      if (!launched) return Verdict{"LAUNCH_ERROR", launched.error().message};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> finish(Side& side) {
+    const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream());
+    if (rc != CUDA_SUCCESS) return launch_failure(rc, side.role + " kernels");
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> run_once(Side& side, std::uint32_t set) {
+    if (auto v = prepare(side)) return v;
+    if (auto v = enqueue(side, set)) return v;
+    return finish(side);
+  }
+
+  std::optional<Verdict> check_guards(const std::string& role) {
+    for (const auto& out : outputs_) {
+      for (std::uint64_t offset : {std::uint64_t{0}, kGuardBytes + out.data_bytes}) {
+        auto bad = session_.count_mismatches(out.allocation, offset, kGuardBytes, kGuardByte);
+        if (!bad) return infrastructure(bad.error());
+        if (*bad > 0) {
+          return Verdict{"FAILED", fmt::format("{} wrote {} bytes outside output '{}' ({} its guard region)", role, *bad,
+                                               layout_.tensors[out.tensor].name, offset == 0 ? "before" : "after")};
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  Result<std::uint64_t> outputs_fingerprint() {
+    std::uint64_t combined = 0;
+    for (const auto& out : outputs_) {
+      auto f = session_.fingerprint(out.allocation, kGuardBytes, out.data_bytes);
+      if (!f) return f.error();
+      combined = combined * 0x100000001b3ull ^ *f;
+    }
+    return combined;
+  }
+
+  std::optional<Verdict> fill_inputs(std::uint32_t set, std::uint64_t seed) {
+    std::vector<DeviceBuffer> tensors = inputs_[set];
+    auto filled = plugin_.fill_inputs(session_, layout_, tensors, seed);
+    session_.release_scratch();
+    if (!filled) return Verdict{"NOT_RUNNABLE", "plugin could not fill inputs: " + filled.error().message};
+    const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream());
+    if (rc != CUDA_SUCCESS) return Verdict{"NOT_RUNNABLE", gpu::describe_cuda_error(api_, rc, "filling inputs")};
+    return std::nullopt;
+  }
+
+  // Copies every output's data into fresh scratch buffers (so the next run can overwrite the outputs).
+  Result<std::vector<DeviceBuffer>> keep_outputs(const std::string& label) {
+    std::vector<DeviceBuffer> kept;
+    for (const auto& out : outputs_) {
+      auto copy = session_.scratch(label, out.data_bytes);
+      if (!copy) return copy.error();
+      const CUresult rc =
+          api_.cuMemcpyDtoDAsync_fn(copy->address, out.data().address, out.data_bytes, session_.stream());
+      if (rc != CUDA_SUCCESS) return make_error(gpu::describe_cuda_error(api_, rc, "copying outputs"));
+      kept.push_back(*copy);
+    }
+    return kept;
+  }
+
+  // ---- correctness -------------------------------------------------------------------------------------
+  std::optional<Verdict> check_correctness() {
+    json outputs = json::array();
+    for (std::uint32_t set = 0; set < input_sets_; ++set) {
+      const std::uint64_t seed = job_.input_seed + set;
+      if (auto v = fill_inputs(set, seed)) return v;
+
+      // 1. The candidate, twice: the second run must reproduce the first bit for bit (races, W10).
+      if (auto v = run_once(candidate_, set)) return v;
+      if (auto v = check_guards("the candidate")) return v;
+      auto first = outputs_fingerprint();
+      if (!first) return infrastructure(first.error());
+      auto candidate_outputs = keep_outputs("candidate outputs");
+      if (!candidate_outputs) return infrastructure(candidate_outputs.error());
+      if (auto v = run_once(candidate_, set)) return v;
+      auto second = outputs_fingerprint();
+      if (!second) return infrastructure(second.error());
+      if (*first != *second) {
+        return Verdict{"FAILED", fmt::format("two runs on the same inputs (set {}, seed {}) gave different outputs: a "
+                                             "race or uninitialised memory", set, seed)};
+      }
+
+      // 2. Only now the references: they were not resident while the candidate ran (H1).
+      std::vector<DeviceBuffer> gold;
+      std::vector<DeviceBuffer> same_precision;
+      for (const auto& out : outputs_) {
+        const auto& tensor = layout_.tensors[out.tensor];
+        auto g = session_.scratch("gold reference", tensor.elements * sizeof(float));
+        auto s = session_.scratch("same-precision reference", out.data_bytes);
+        if (!g || !s) return infrastructure(g ? s.error() : g.error());
+        gold.push_back(*g);
+        same_precision.push_back(*s);
+      }
+      if (auto r = plugin_.compute_reference(session_, layout_, inputs_[set], gold, same_precision); !r) {
+        return Verdict{"NOT_RUNNABLE", "plugin reference failed: " + r.error().message};
+      }
+
+      // 3. The seed on the same inputs (after the candidate, for the same reason), for its own sanity and the
+      //    candidate's distance to it.
+      if (auto v = run_once(seed_, set)) return Verdict{"NOT_RUNNABLE", "the seed failed: " + v->message};
+      if (auto v = check_guards("the seed")) return Verdict{"NOT_RUNNABLE", v->message};
+
+      for (std::size_t k = 0; k < outputs_.size(); ++k) {
+        const auto& out = outputs_[k];
+        const auto& tensor = layout_.tensors[out.tensor];
+        if (!tensor.compared) continue;
+        auto cand = session_.compare((*candidate_outputs)[k], tensor.type, gold[k], ElementType::kF32, tensor.elements);
+        auto ref = session_.compare(same_precision[k], tensor.type, gold[k], ElementType::kF32, tensor.elements);
+        auto seed_err = session_.compare(out.data(), tensor.type, gold[k], ElementType::kF32, tensor.elements);
+        auto distance = session_.compare((*candidate_outputs)[k], tensor.type, out.data(), tensor.type, tensor.elements);
+        if (!cand || !ref || !seed_err || !distance) return infrastructure(make_error("comparing outputs"));
+        const Tolerance& tol = layout_.tolerance;
+        const double allowed_max = tol.max_factor * ref->max_error + tol.atol;
+        const double allowed_mean = tol.mean_factor * ref->mean_error + tol.atol;
+        allowed_distance_max_ = std::max(allowed_distance_max_, allowed_max + 2.0 * seed_err->max_error);
+        allowed_distance_mean_ = std::max(allowed_distance_mean_, allowed_mean + 2.0 * seed_err->mean_error);
+        outputs.push_back({{"set", set},
+                           {"output", tensor.name},
+                           {"max_error", cand->max_error},
+                           {"mean_error", cand->mean_error},
+                           {"nonfinite", cand->nonfinite},
+                           {"reference_max_error", ref->max_error},
+                           {"reference_mean_error", ref->mean_error},
+                           {"allowed_max_error", allowed_max},
+                           {"allowed_mean_error", allowed_mean},
+                           {"seed_max_error", seed_err->max_error},
+                           {"seed_mean_error", seed_err->mean_error},
+                           {"seed_nonfinite", seed_err->nonfinite},
+                           {"distance_to_seed_max", distance->max_error},
+                           {"distance_to_seed_mean", distance->mean_error}});
+        result_["correctness"] = {{"outputs", outputs}, {"deterministic", true}, {"input_sets", input_sets_}};
+        if (seed_err->nonfinite > 0) {
+          return Verdict{"NOT_RUNNABLE", fmt::format("the seed left {} non-finite elements in '{}'", seed_err->nonfinite,
+                                                     tensor.name)};
+        }
+        if (cand->nonfinite > 0) {
+          return Verdict{"FAILED", fmt::format("{} of {} elements of '{}' are NaN or infinite (set {}); unwritten "
+                                               "elements are poisoned with NaN", cand->nonfinite, tensor.elements,
+                                               tensor.name, set)};
+        }
+        if (cand->max_error > allowed_max || cand->mean_error > allowed_mean) {
+          return Verdict{"FAILED", fmt::format("'{}' error max {:.3g} / mean {:.3g} exceeds the allowed {:.3g} / {:.3g} "
+                                               "(set {}, seed {})", tensor.name, cand->max_error, cand->mean_error,
+                                               allowed_max, allowed_mean, set, seed)};
+        }
+      }
+      session_.release_scratch();
+    }
+    return std::nullopt;
+  }
+
+  // ---- timing ------------------------------------------------------------------------------------------
+  Result<double> timed_launch(Side& side, std::uint32_t set) {
+    if (auto v = prepare(side)) return make_error(v->status + ": " + v->message);
+    if (auto f = session_.flush_l2(); !f) return f.error();
+    std::optional<Verdict> failure;
+    auto ms = session_.time_ms([&]() -> Result<void> {
+      failure = enqueue(side, set);
+      if (failure) return make_error(failure->message);
+      return Ok{};
+    });
+    if (!ms) {
+      const CUresult rc = api_.cuCtxSynchronize_fn();
+      if (gpu::is_sticky_cuda_error(rc)) {
+        pending_ = launch_failure(rc, side.role + " timed launch");
+      } else {
+        pending_ = failure ? *failure : Verdict{"LAUNCH_ERROR", ms.error().message};
+      }
+      return ms.error();
+    }
+    return *ms * 1e-3;
+  }
+
+  std::optional<Verdict> measure_timing() {
+    const auto started = Clock::now();
+    std::uint64_t fresh_seed = job_.input_seed + 1000;
+    // Warm-up: never counted, never used to size the sample (T3).
+    for (int i = 0; i < job_.warmup_launches; ++i) {
+      for (Side* side : {&seed_, &candidate_}) {
+        if (auto v = run_once(*side, 0)) return v;
+      }
+    }
+    std::vector<double> seed_seconds;
+    std::vector<double> candidate_seconds;
+    std::size_t checks = 0;
+    std::string stop_reason;
+    RatioEstimate estimate;
+    for (std::size_t round = 0;; ++round) {
+      const bool seed_first = round % 2 == 0;
+      double seed_time = 0;
+      double candidate_time = 0;
+      for (int slot = 0; slot < 2; ++slot) {
+        const bool is_seed = (slot == 0) == seed_first;
+        const std::uint32_t set = static_cast<std::uint32_t>((2 * round + slot) % input_sets_);
+        // Fresh data for every launch: a result cached by pointer or by content cannot be replayed (R1).
+        if (auto v = fill_inputs(set, fresh_seed++)) return v;
+        auto t = timed_launch(is_seed ? seed_ : candidate_, set);
+        if (!t) return pending_ ? *pending_ : Verdict{"LAUNCH_ERROR", t.error().message};
+        (is_seed ? seed_time : candidate_time) = *t;
+        if (!is_seed) {
+          if (auto v = verify_timed_output(set)) return v;
+          ++checks;
+        }
+      }
+      seed_seconds.push_back(seed_time);
+      candidate_seconds.push_back(candidate_time);
+      auto e = estimate_ratio(seed_seconds, candidate_seconds);
+      if (!e) return Verdict{"MISTRUSTED", "timing: " + e.error().message};
+      estimate = *e;
+      const auto decision = next_sampling_step(estimate, job_.sampling, seconds_since(started));
+      if (decision.action != SamplingAction::kContinue) {
+        stop_reason = decision.reason;
+        break;
+      }
+    }
+
+    const double flops = job_.scenario.flops;
+    const double bytes = job_.scenario.bytes;
+    const DevicePeaks peaks{job_.peak_flops, job_.peak_bytes_per_second,
+                            job_.peak_source == "measured" ? PeakSource::kMeasured : PeakSource::kDeclared};
+    const double floor = physics_floor_seconds(flops, bytes, peaks);
+    const double t_candidate = estimate.candidate_median_seconds;
+    const double t_seed = estimate.seed_median_seconds;
+    result_["timing"] = {{"rounds", estimate.rounds},
+                         {"seed_median_ms", t_seed * 1e3},
+                         {"candidate_median_ms", t_candidate * 1e3},
+                         {"ratio", estimate.ratio},
+                         {"ci_low", estimate.ci_low},
+                         {"ci_high", estimate.ci_high},
+                         {"confidence", estimate.confidence},
+                         {"meets_confidence", estimate.meets_confidence},
+                         {"relative_half_width", estimate.relative_half_width},
+                         {"ratio_of_medians", estimate.ratio_of_medians},
+                         {"outlier_rounds", estimate.outlier_rounds},
+                         {"stop_reason", stop_reason},
+                         {"timed_output_checks", checks},
+                         {"candidate_tflops", flops / t_candidate * 1e-12},
+                         {"seed_tflops", flops / t_seed * 1e-12},
+                         {"candidate_gbps", bytes / t_candidate * 1e-9},
+                         {"seed_gbps", bytes / t_seed * 1e-9},
+                         {"percent_of_peak_flops", job_.peak_flops > 0 ? 100.0 * flops / t_candidate / job_.peak_flops : 0.0},
+                         {"percent_of_peak_bandwidth",
+                          job_.peak_bytes_per_second > 0 ? 100.0 * bytes / t_candidate / job_.peak_bytes_per_second : 0.0},
+                         {"physics_floor_ms", floor * 1e3}};
+    if (below_physics_floor(t_candidate, floor)) {
+      return Verdict{"MISTRUSTED", fmt::format("candidate median {:.4g} ms is below the physics floor of {:.4g} ms for "
+                                               "{:.3g} FLOP and {:.3g} bytes on this GPU", t_candidate * 1e3, floor * 1e3,
+                                               flops, bytes)};
+    }
+    return std::nullopt;
+  }
+
+  // The timed candidate output, checked against the seed run afterwards on the same inputs (R2, R3).
+  std::optional<Verdict> verify_timed_output(std::uint32_t set) {
+    if (auto v = check_guards("the candidate (timed)")) return v;
+    auto kept = keep_outputs("timed candidate outputs");
+    if (!kept) return infrastructure(kept.error());
+    if (auto v = run_once(seed_, set)) return Verdict{"NOT_RUNNABLE", "the seed failed: " + v->message};
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      const auto& tensor = layout_.tensors[outputs_[k].tensor];
+      if (!tensor.compared) continue;
+      auto d = session_.compare((*kept)[k], tensor.type, outputs_[k].data(), tensor.type, tensor.elements);
+      if (!d) return infrastructure(d.error());
+      if (d->nonfinite > 0 || d->max_error > allowed_distance_max_ || d->mean_error > allowed_distance_mean_) {
+        session_.release_scratch();
+        return Verdict{"FAILED", fmt::format("a timed launch's output '{}' differs from the seed on the same inputs "
+                                             "(max {:.3g} > {:.3g}, mean {:.3g}, {} non-finite): the candidate behaves "
+                                             "differently while timed", tensor.name, d->max_error, allowed_distance_max_,
+                                             d->mean_error, d->nonfinite)};
+      }
+    }
+    session_.release_scratch();
+    return std::nullopt;
+  }
+
+  const ScenarioJob& job_;
+  gpu::GpuSession& session_;
+  const gpu::DriverApi& api_;
+  const Plugin& plugin_;
+  json result_;
+  WorkloadLayout layout_;
+  std::uint32_t input_sets_ = 2;
+  Side candidate_;
+  Side seed_;
+  std::vector<std::vector<DeviceBuffer>> inputs_;
+  std::vector<OutputBuffer> outputs_;
+  double allowed_distance_max_ = 0;
+  double allowed_distance_mean_ = 0;
+  std::optional<Verdict> pending_;
+  bool context_lost_ = false;
+};
+
+}  // namespace
+
+nlohmann::json run_scenario_job(const ScenarioJob& job) {
+  auto session = gpu::GpuSession::open(job.device);
+  if (!session) return {{"status", "NOT_RUNNABLE"}, {"message", session.error().message}};
+  PluginRegistry registry;
+  auto loaded = registry.load_file(job.plugin_path);
+  if (!loaded) return {{"status", "NOT_RUNNABLE"}, {"message", loaded.error().message}};
+  ScenarioRunner runner(job, **session, *(*loaded)->plugin);
+  return runner.run();
+}
+
+nlohmann::json probe_device(int device) {
+  auto session = gpu::GpuSession::open(device);
+  if (!session) return {{"available", false}, {"problem", session.error().message}};
+  const auto& id = (*session)->identity();
+  json j = {{"available", true},
+            {"name", id.name},
+            {"uuid", id.uuid},
+            {"driver_version", id.driver_version},
+            {"compute_capability", fmt::format("{}.{}", id.compute_capability_major, id.compute_capability_minor)},
+            {"multiprocessors", id.multiprocessors},
+            {"l2_bytes", id.l2_bytes},
+            {"memory_bytes", id.memory_bytes},
+            {"sm_clock_khz", id.sm_clock_khz},
+            {"memory_clock_khz", id.memory_clock_khz}};
+  auto bandwidth = (*session)->measure_copy_bandwidth(1ull << 30);
+  if (bandwidth) j["copy_bandwidth_bytes_per_second"] = *bandwidth;
+  return j;
+}
+
+}  // namespace kseek

@@ -1,0 +1,344 @@
+// The worker's CUDA context and every driver call it makes, each checked and named in its error.
+// It must never leave a launch unchecked: a sticky error ends the session's usefulness and is reported.
+#include "kseek/core/gpu/gpu_session.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace kseek::gpu {
+namespace {
+
+constexpr unsigned kHarnessThreads = 256;
+
+}  // namespace
+
+#define KSEEK_TRY(expr)                   \
+  if (auto _r = (expr); !_r) return _r.error();
+
+Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
+  auto api = load_driver_api();
+  if (!api) return api.error();
+  std::unique_ptr<GpuSession> session(new GpuSession(*api));
+  const DriverApi& a = **api;
+  KSEEK_TRY(cuda_check(a, a.cuInit_fn(0), "cuInit"));
+  KSEEK_TRY(cuda_check(a, a.cuDeviceGet_fn(&session->device_, ordinal), fmt::format("cuDeviceGet({})", ordinal)));
+  KSEEK_TRY(cuda_check(a, a.cuDevicePrimaryCtxRetain_fn(&session->context_, session->device_), "cuDevicePrimaryCtxRetain"));
+  KSEEK_TRY(cuda_check(a, a.cuCtxSetCurrent_fn(session->context_), "cuCtxSetCurrent"));
+  KSEEK_TRY(cuda_check(a, a.cuStreamCreate_fn(&session->stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+  KSEEK_TRY(cuda_check(a, a.cuEventCreate_fn(&session->start_, CU_EVENT_DEFAULT), "cuEventCreate"));
+  KSEEK_TRY(cuda_check(a, a.cuEventCreate_fn(&session->stop_, CU_EVENT_DEFAULT), "cuEventCreate"));
+
+  DeviceIdentity& id = session->identity_;
+  char name[256] = {};
+  a.cuDeviceGetName_fn(name, sizeof(name), session->device_);
+  id.name = name;
+  CUuuid uuid{};
+  if (a.cuDeviceGetUuid_fn(&uuid, session->device_) == CUDA_SUCCESS) {
+    const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
+    id.uuid = fmt::format("GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                          b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  }
+  a.cuDriverGetVersion_fn(&id.driver_version);
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    a.cuDeviceGetAttribute_fn(&value, which, session->device_);
+    return value;
+  };
+  id.compute_capability_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  id.compute_capability_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  id.multiprocessors = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  id.l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  id.sm_clock_khz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  id.memory_clock_khz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  std::size_t total = 0;
+  a.cuDeviceTotalMem_fn(&total, session->device_);
+  id.memory_bytes = total;
+
+  auto counter = session->allocate("harness counters", 64);
+  if (!counter) return counter.error();
+  session->counter_ = *counter;
+  // Twice the L2 is read before every timed launch; at least 256 MiB so a misreported L2 size cannot shrink it.
+  const std::uint64_t flush_bytes = std::max<std::uint64_t>(256ull << 20, 2ull * static_cast<std::uint64_t>(id.l2_bytes));
+  auto flush = session->allocate("L2 flush buffer", flush_bytes);
+  if (!flush) return flush.error();
+  session->flush_buffer_ = *flush;
+  KSEEK_TRY(session->fill(session->flush_buffer_, 0x11));
+  return session;
+}
+
+GpuSession::~GpuSession() {
+  if (api_ == nullptr || context_ == nullptr) return;
+  api_->cuCtxSynchronize_fn();
+  for (const auto& [address, bytes] : allocations_) api_->cuMemFree_fn(address);
+  for (CUmodule module : modules_) api_->cuModuleUnload_fn(module);
+  if (start_) api_->cuEventDestroy_fn(start_);
+  if (stop_) api_->cuEventDestroy_fn(stop_);
+  if (stream_) api_->cuStreamDestroy_fn(stream_);
+  api_->cuDevicePrimaryCtxRelease_fn(device_);
+}
+
+DeviceLimits GpuSession::limits() const {
+  const DriverApi& a = *api_;
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    a.cuDeviceGetAttribute_fn(&value, which, device_);
+    return static_cast<unsigned>(value);
+  };
+  DeviceLimits limits;
+  limits.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  limits.max_block_dims = {attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                           attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
+  limits.max_grid_dims = {attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+                          attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
+  limits.max_smem_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+  limits.max_smem_per_block_optin = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  limits.max_smem_per_sm = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  limits.registers_per_sm = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  limits.registers_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  limits.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  limits.supports_clusters = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
+  limits.compute_capability_major = identity_.compute_capability_major;
+  limits.compute_capability_minor = identity_.compute_capability_minor;
+  return limits;
+}
+
+Result<CUmodule> GpuSession::load_module(const std::string& role, const std::string& cubin) {
+  CUmodule module = nullptr;
+  KSEEK_TRY(cuda_check(*api_, api_->cuModuleLoadData_fn(&module, cubin.data()), fmt::format("loading the {} cubin", role)));
+  modules_.push_back(module);
+  return module;
+}
+
+Result<CUfunction> GpuSession::function(CUmodule module, const std::string& role, std::string_view kernel) {
+  CUfunction function = nullptr;
+  const std::string name(kernel);
+  const CUresult rc = api_->cuModuleGetFunction_fn(&function, module, name.c_str());
+  if (rc != CUDA_SUCCESS) {
+    return make_error(fmt::format("the {} has no kernel '{}' (extern \"C\" __global__ expected)", role, name));
+  }
+  return function;
+}
+
+Result<KernelAttributes> GpuSession::attributes(CUfunction function) const {
+  auto get = [&](CUfunction_attribute which) {
+    int value = 0;
+    api_->cuFuncGetAttribute_fn(&value, which, function);
+    return value;
+  };
+  KernelAttributes a;
+  a.exists = true;
+  a.max_threads_per_block = static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  a.static_smem_bytes = static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+  a.registers_per_thread = static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_NUM_REGS));
+  a.dynamic_smem_limit_now = static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES));
+  const auto optin = limits().max_smem_per_block_optin;
+  a.max_dynamic_smem_bytes = optin > a.static_smem_bytes ? optin - a.static_smem_bytes : 0;
+  a.required_cluster = {static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)),
+                        static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)),
+                        static_cast<unsigned>(get(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH))};
+  a.allows_non_portable_cluster = get(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) != 0;
+  return a;
+}
+
+Result<DeviceBuffer> GpuSession::allocate(std::string_view name, std::uint64_t bytes) {
+  CUdeviceptr address = 0;
+  const std::uint64_t size = std::max<std::uint64_t>(bytes, 1);
+  KSEEK_TRY(cuda_check(*api_, api_->cuMemAlloc_fn(&address, size), fmt::format("allocating {} ({} bytes)", name, size)));
+  allocations_[address] = size;
+  return DeviceBuffer{address, bytes};
+}
+
+void GpuSession::release(const DeviceBuffer& buffer) {
+  if (allocations_.erase(buffer.address) > 0) api_->cuMemFree_fn(buffer.address);
+}
+
+Result<void> GpuSession::launch(std::string_view kernel, const HostLaunch& dims, const void* params, std::size_t) {
+  if (plugin_module_ == nullptr) return make_error("no plugin device library is loaded");
+  auto fn = function(plugin_module_, "plugin device library", kernel);
+  if (!fn) return fn.error();
+  return launch_function(*fn, dims.grid, dims.block, {1, 1, 1}, dims.dynamic_smem_bytes, const_cast<void*>(params),
+                         fmt::format("plugin kernel {}", kernel));
+}
+
+Result<void> GpuSession::upload(const DeviceBuffer& buffer, std::span<const std::byte> data, std::uint64_t offset) {
+  if (offset + data.size() > buffer.bytes) {
+    return make_error(fmt::format("upload of {} bytes at offset {} overruns a {}-byte buffer", data.size(), offset, buffer.bytes));
+  }
+  KSEEK_TRY(synchronize());  // uploads are ordered after everything already queued on the session's stream
+  return cuda_check(*api_, api_->cuMemcpyHtoD_fn(buffer.address + offset, data.data(), data.size()), "upload");
+}
+
+Result<void> GpuSession::download(const DeviceBuffer& buffer, std::span<std::byte> data, std::uint64_t offset) {
+  if (offset + data.size() > buffer.bytes) {
+    return make_error(fmt::format("download of {} bytes at offset {} overruns a {}-byte buffer", data.size(), offset, buffer.bytes));
+  }
+  KSEEK_TRY(synchronize());
+  return cuda_check(*api_, api_->cuMemcpyDtoH_fn(data.data(), buffer.address + offset, data.size()), "download");
+}
+
+Result<DeviceBuffer> GpuSession::scratch(std::string_view name, std::uint64_t bytes) {
+  auto buffer = allocate(name, bytes);
+  if (buffer) scratch_.push_back(*buffer);
+  return buffer;
+}
+
+void GpuSession::release_scratch() {
+  for (const auto& buffer : scratch_) release(buffer);
+  scratch_.clear();
+}
+
+Result<void> GpuSession::synchronize() {
+  return cuda_check(*api_, api_->cuStreamSynchronize_fn(stream_), "stream synchronize");
+}
+
+DeviceProperties GpuSession::properties() const {
+  return {identity_.name, identity_.compute_capability_major, identity_.compute_capability_minor,
+          identity_.multiprocessors};
+}
+
+Result<void> GpuSession::launch_function(CUfunction function, const std::array<unsigned, 3>& grid,
+                                         const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& cluster,
+                                         unsigned dynamic_smem, void* params, const std::string& what) {
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = dynamic_smem;
+  config.hStream = stream_;
+  CUlaunchAttribute attribute{};
+  if (cluster[0] * cluster[1] * cluster[2] > 1) {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = cluster[0];
+    attribute.value.clusterDim.y = cluster[1];
+    attribute.value.clusterDim.z = cluster[2];
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  void* arguments[] = {params};
+  return cuda_check(*api_, api_->cuLaunchKernelEx_fn(&config, function, arguments, nullptr), fmt::format("launching {}", what));
+}
+
+Result<void> GpuSession::launch_harness(const char* kernel, void* params, std::uint64_t work_items) {
+  if (harness_module_ == nullptr) return make_error("the harness kernels are not loaded");
+  auto fn = function(harness_module_, "harness library", kernel);
+  if (!fn) return fn.error();
+  const std::uint64_t blocks = std::clamp<std::uint64_t>((work_items + kHarnessThreads - 1) / kHarnessThreads, 1,
+                                                         static_cast<std::uint64_t>(identity_.multiprocessors) * 8);
+  return launch_function(*fn, {static_cast<unsigned>(blocks), 1, 1}, {kHarnessThreads, 1, 1}, {1, 1, 1}, 0, params,
+                         kernel);
+}
+
+Result<void> GpuSession::fill(const DeviceBuffer& buffer, std::uint8_t value) {
+  return cuda_check(*api_, api_->cuMemsetD8Async_fn(buffer.address, value, buffer.bytes, stream_), "memset");
+}
+
+Result<std::uint64_t> GpuSession::count_mismatches(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes,
+                                                   std::uint8_t expected) {
+  KSEEK_TRY(cuda_check(*api_, api_->cuMemsetD8Async_fn(counter_.address, 0, 64, stream_), "memset counters"));
+  struct {
+    CUdeviceptr bytes;
+    std::uint64_t count;
+    std::uint32_t expected;
+    CUdeviceptr mismatches;
+  } args{buffer.address + offset, bytes, expected, counter_.address};
+  KSEEK_TRY(launch_harness("kseek_count_mismatch", &args, bytes));
+  std::uint64_t count = 0;
+  KSEEK_TRY(download(counter_, std::as_writable_bytes(std::span(&count, 1)), 0));
+  return count;
+}
+
+Result<std::uint64_t> GpuSession::fingerprint(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes) {
+  KSEEK_TRY(cuda_check(*api_, api_->cuMemsetD8Async_fn(counter_.address, 0, 64, stream_), "memset counters"));
+  struct {
+    CUdeviceptr bytes;
+    std::uint64_t count;
+    CUdeviceptr hash;
+  } args{buffer.address + offset, bytes, counter_.address};
+  KSEEK_TRY(launch_harness("kseek_fingerprint", &args, bytes / 8));
+  std::uint64_t hash = 0;
+  KSEEK_TRY(download(counter_, std::as_writable_bytes(std::span(&hash, 1)), 0));
+  return hash;
+}
+
+Result<ErrorStatistics> GpuSession::compare(const DeviceBuffer& a, ElementType a_type, const DeviceBuffer& b,
+                                            ElementType b_type, std::uint64_t elements, std::uint64_t a_offset) {
+  auto code = [](ElementType t) -> int {
+    switch (t) {
+      case ElementType::kF32: return 0;
+      case ElementType::kF16: return 1;
+      case ElementType::kBF16: return 2;
+      default: return 3;
+    }
+  };
+  KSEEK_TRY(cuda_check(*api_, api_->cuMemsetD8Async_fn(counter_.address, 0, 64, stream_), "memset counters"));
+  struct {
+    CUdeviceptr a;
+    int a_type;
+    int b_type;
+    CUdeviceptr b;
+    std::uint64_t count;
+    CUdeviceptr stats;
+  } args{a.address + a_offset, code(a_type), code(b_type), b.address, elements, counter_.address};
+  KSEEK_TRY(launch_harness("kseek_compare", &args, elements));
+  struct {
+    std::uint32_t max_bits;
+    std::uint32_t pad;
+    std::uint64_t nonfinite;
+    double sum;
+  } raw{};
+  KSEEK_TRY(download(counter_, std::as_writable_bytes(std::span(&raw, 1)), 0));
+  ErrorStatistics stats;
+  float max_error = 0;
+  std::memcpy(&max_error, &raw.max_bits, sizeof(max_error));
+  stats.max_error = max_error;
+  stats.nonfinite = raw.nonfinite;
+  stats.count = elements;
+  const std::uint64_t finite = elements - std::min(elements, raw.nonfinite);
+  stats.mean_error = finite > 0 ? raw.sum / static_cast<double>(finite) : 0.0;
+  return stats;
+}
+
+Result<void> GpuSession::flush_l2() {
+  struct {
+    CUdeviceptr sink;
+    std::uint64_t bytes;
+  } args{flush_buffer_.address, flush_buffer_.bytes};
+  return launch_harness("kseek_flush_l2", &args, flush_buffer_.bytes / 8);
+}
+
+Result<double> GpuSession::time_ms(const std::function<Result<void>()>& body) {
+  KSEEK_TRY(cuda_check(*api_, api_->cuEventRecord_fn(start_, stream_), "cuEventRecord"));
+  KSEEK_TRY(body());
+  KSEEK_TRY(cuda_check(*api_, api_->cuEventRecord_fn(stop_, stream_), "cuEventRecord"));
+  KSEEK_TRY(cuda_check(*api_, api_->cuEventSynchronize_fn(stop_), "waiting for the timed launches"));
+  float ms = 0;
+  KSEEK_TRY(cuda_check(*api_, api_->cuEventElapsedTime_fn(&ms, start_, stop_), "cuEventElapsedTime"));
+  return static_cast<double>(ms);
+}
+
+Result<double> GpuSession::measure_copy_bandwidth(std::uint64_t bytes) {
+  auto source = allocate("bandwidth source", bytes);
+  if (!source) return source.error();
+  auto target = allocate("bandwidth target", bytes);
+  if (!target) return target.error();
+  KSEEK_TRY(fill(*source, 0x3c));
+  std::vector<double> rates;
+  for (int i = 0; i < 7; ++i) {
+    auto ms = time_ms([&]() -> Result<void> {
+      return cuda_check(*api_, api_->cuMemcpyDtoDAsync_fn(target->address, source->address, bytes, stream_), "copy");
+    });
+    if (!ms) return ms.error();
+    if (i > 1) rates.push_back(2.0 * static_cast<double>(bytes) / (*ms * 1e-3));  // read + write
+  }
+  release(*source);
+  release(*target);
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+}  // namespace kseek::gpu
