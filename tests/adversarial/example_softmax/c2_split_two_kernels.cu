@@ -45,20 +45,6 @@ __device__ float block_reduce(float v, bool is_max) {
   return total;
 }
 
-// One CTA of kThreads per row, three plain passes over x: max, sum of exponentials, normalised write.
-__device__ void softmax_row(const SoftmaxProblem& p, int row) {
-  const long long base = static_cast<long long>(row) * p.row_stride;
-  float m = -3.402823466e38f;
-  for (int c = threadIdx.x; c < p.cols; c += kThreads) m = fmaxf(m, load_x(p, base + c));
-  m = block_reduce(m, true);
-  float sum = 0.0f;
-  for (int c = threadIdx.x; c < p.cols; c += kThreads) sum += expf((load_x(p, base + c) - m) * p.scale);
-  sum = block_reduce(sum, false);
-  for (int c = threadIdx.x; c < p.cols; c += kThreads) {
-    store_y(p, base + c, expf((load_x(p, base + c) - m) * p.scale) / sum);
-  }
-}
-
 __device__ void plan_begin(kseek::LaunchPlan* plan, unsigned launches, unsigned long long workspace_bytes) {
   plan->abi_version = kseek::kLaunchPlanAbiVersion;
   plan->num_launches = launches;

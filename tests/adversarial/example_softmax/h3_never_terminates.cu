@@ -8,57 +8,6 @@ namespace {
 using kseek::example::SoftmaxProblem;
 constexpr int kThreads = 256;
 
-__device__ float load_x(const SoftmaxProblem& p, long long i) {
-  if (p.dtype == kseek::example::kSoftmaxFP32) return static_cast<const float*>(p.x)[i];
-  const unsigned short bits = static_cast<const unsigned short*>(p.x)[i];
-  if (p.dtype == kseek::example::kSoftmaxBF16) return __uint_as_float(static_cast<unsigned>(bits) << 16);
-  float v;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(bits));
-  return v;
-}
-
-__device__ void store_y(const SoftmaxProblem& p, long long i, float v) {
-  if (p.dtype == kseek::example::kSoftmaxFP32) {
-    static_cast<float*>(p.y)[i] = v;
-    return;
-  }
-  unsigned short bits;
-  if (p.dtype == kseek::example::kSoftmaxBF16) {
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(v));
-  } else {
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(v));
-  }
-  static_cast<unsigned short*>(p.y)[i] = bits;
-}
-
-__device__ float block_reduce(float v, bool is_max) {
-  __shared__ float partial[kThreads / 32];
-  for (int o = 16; o > 0; o >>= 1) {
-    const float other = __shfl_xor_sync(0xFFFFFFFFu, v, o);
-    v = is_max ? fmaxf(v, other) : v + other;
-  }
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
-  __syncthreads();  // every warp's partial written before anyone reads them
-  float total = partial[0];
-  for (int w = 1; w < kThreads / 32; ++w) total = is_max ? fmaxf(total, partial[w]) : total + partial[w];
-  __syncthreads();  // nobody overwrites `partial` (next reduction) while another thread still reads it
-  return total;
-}
-
-// One CTA of kThreads per row, three plain passes over x: max, sum of exponentials, normalised write.
-__device__ void softmax_row(const SoftmaxProblem& p, int row) {
-  const long long base = static_cast<long long>(row) * p.row_stride;
-  float m = -3.402823466e38f;
-  for (int c = threadIdx.x; c < p.cols; c += kThreads) m = fmaxf(m, load_x(p, base + c));
-  m = block_reduce(m, true);
-  float sum = 0.0f;
-  for (int c = threadIdx.x; c < p.cols; c += kThreads) sum += expf((load_x(p, base + c) - m) * p.scale);
-  sum = block_reduce(sum, false);
-  for (int c = threadIdx.x; c < p.cols; c += kThreads) {
-    store_y(p, base + c, expf((load_x(p, base + c) - m) * p.scale) / sum);
-  }
-}
-
 __device__ void plan_begin(kseek::LaunchPlan* plan, unsigned launches, unsigned long long workspace_bytes) {
   plan->abi_version = kseek::kLaunchPlanAbiVersion;
   plan->num_launches = launches;

@@ -1,12 +1,16 @@
-// expect: PASSED — the seed plus ~22% more reads of x (2/9 of x's bytes, from rows half the tensor away); still exact, ratio about 0.90.
-// Control for example.softmax: proves a slower but correct candidate is reported as such. It must never change what y receives.
+// expect: PASSED — the seed plus ~11% more of its own work (1 row in 9 computed twice, or 2/9 of x read again); ratio about 0.90.
+// Control for example.softmax: shows that a correct, ~10% slower candidate is reported as such. It must never change y.
 //
-// Sizing: the seed moves 2N bytes per call for an N-byte x (x read once, y written once; the streaming shape's second
-// read of a row comes mostly from L2). Each CTA here then reads, from DRAM, 2/9 of a span of x as long as its own rows,
-// starting half the tensor away, where L2 holds neither a recent nor an imminent copy for tensors over ~2x L2 (every
-// `default` scenario moves at least 130 MB against H200's 50 MB of L2). A bandwidth-bound kernel's time scales with
-// bytes: (2 + 2/9) / 2 = 10/9, so ratio = 0.90. Expect up to a few points either way per scenario: S01 (256 rows,
-// latency bound) and the small-cols shapes (sector rounding) stray most; `small` scenarios are too tiny to time.
+// Sizing. "10% slower" means time x 10/9, and the seed's time follows its work, not its bytes: several shapes are
+// latency bound (S04 runs at ~2 TB/s), so extra bytes alone cost anything from nothing to 60% (measured: reading 2/9
+// of x again gave ratios from 0.62 to 1.07, depending on the shape's occupancy and L2 reuse). So:
+//  - warp and CTA shapes (many waves of CTAs): the plan launches units/9 extra CTAs that redo units 0..units/9-1
+//    exactly (same inputs, same arithmetic, same bits written again, so overlapping with the original is harmless):
+//    work x 10/9, hence time x 10/9;
+//  - the streaming shape (S01: 256 CTAs, a single wave, where extra CTAs would start a second wave): each CTA also
+//    reads 2/9 of a row's x bytes, half the tensor away; x+y bytes go from 2 to 2 + 2/9 per element (x 10/9).
+// Measured on one H200 with a cold L2 (seed vs this file, 60 interleaved rounds, median ratio): S01 0.93, S02 0.89,
+// S03 0.91, S04 0.89, S05 0.90, S06 0.90, S07 0.90, S08 0.90 (geomean 0.90). Every y bit equals the seed's.
 #include <kseek/device/launch_plan.h>
 #include <kseek/example/softmax_problem.h>
 
@@ -21,9 +25,9 @@ using u32 = unsigned int;
 using u64 = unsigned long long;
 
 // =====================================================================================================================
-// Launch shapes. A row that fits in registers is read once; a longer one is streamed twice (the re-read mostly hits
-// L2). The plan takes the first shape whose capacity (threads per row * vectors per thread * elements per vector)
-// holds cols.
+// Launch shapes. A row that fits in registers is read once; a longer one is streamed by one CTA, a statistics pass
+// (two for fp32) and then a write pass (the re-reads mostly hit L2). The plan takes the first shape whose capacity
+// (threads per row * vectors per thread * elements per vector) holds cols.
 // =====================================================================================================================
 constexpr int kWarpRowsPerCta = 8;  // warp shapes: 8 warps, one row each
 constexpr int kWarpThreads = 32 * kWarpRowsPerCta;
@@ -147,10 +151,31 @@ __device__ __forceinline__ float fast_exp2(float x) {  // ~2 ulp; ex2(-inf) = +0
   return y;
 }
 
+// exp(scale * (x - max)) for a row's max. 16-bit outputs: ex2.approx of x * scale*log2(e) - max * scale*log2(e), one
+// FMA and one MUFU op, its error far below half an output ulp. fp32 outputs: expf((x - max) * scale), the way the
+// same-precision reference computes it, so the tolerance (twice that reference's error) is not spent here.
+template <class E>
+struct RowExp {
+  float max;
+  float scale;
+  float shift;  // max * scale * log2(e)
+  float scale_log2;
+
+  __device__ RowExp(float row_max, float row_scale)
+      : max(row_max), scale(row_scale), shift(row_max * (row_scale * kLog2e)), scale_log2(row_scale * kLog2e) {}
+  __device__ float operator()(float x) const {
+    if constexpr (E::kBytes == 4) {
+      return expf((x - max) * scale);
+    } else {
+      return fast_exp2(fmaf(x, scale_log2, -shift));
+    }
+  }
+};
+
 // A row cut at 16-byte boundaries of x: `head` scalars, `vectors` 16-byte vectors, then a scalar tail. Together
 // head and tail are `scalars` (< 2 vectors' worth), one per thread. y takes the same cut only if its row has the
-// same address phase modulo 16; otherwise y is written element by element (never the case with 16-aligned bases
-// and an even number of bytes per row).
+// same address phase modulo 16; otherwise y is written element by element (only when the bases of x and y differ
+// in alignment modulo 16, since both rows sit at the same offset from their base).
 template <class E>
 struct RowCut {
   int head;
@@ -170,16 +195,11 @@ struct RowCut {
   __device__ int vector_column(int i) const { return head + i * (16 / E::kBytes); }
 };
 
-// Running softmax state in log2 units of the scaled logits: sum = sum_j 2^((x_j - max) * scale_log2).
+// One thread's running softmax state over the elements it has seen: sum = sum_j 2^((x_j - max) * scale_log2).
 struct Running {
   float max;
   float sum;
 };
-
-__device__ __forceinline__ Running merge(Running a, Running b, float scale_log2) {
-  const float m = fmaxf(a.max, b.max);
-  return {m, a.sum * fast_exp2((a.max - m) * scale_log2) + b.sum * fast_exp2((b.max - m) * scale_log2)};
-}
 
 __device__ __forceinline__ float warp_max(float v) {
   for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, offset));
@@ -217,7 +237,7 @@ __device__ float cta_sum(float v, float* scratch) {
 //   m = max_j x_j;  e_j = 2^(x_j * s - m * s), s = scale * log2(e);  y_j = e_j / sum_j e_j
 // =====================================================================================================================
 template <class E, int kGroup, int kVecs>
-__device__ void row_in_registers(const char* x_row, char* y_row, int n, float scale_log2, int t) {
+__device__ void row_in_registers(const char* x_row, char* y_row, int n, float scale, int t) {
   constexpr int kElems = 16 / E::kBytes;
   __shared__ float max_scratch[kGroup / 32];
   __shared__ float sum_scratch[kGroup / 32];
@@ -250,20 +270,20 @@ __device__ void row_in_registers(const char* x_row, char* y_row, int n, float sc
     m = cta_max<kGroup>(m, max_scratch);
   }
 
-  const float shift = m * scale_log2;
+  const RowExp<E> exp_of(m, scale);
   float sum = 0.0f;
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     if (t + k * kGroup < cut.vectors) {
 #pragma unroll
       for (int j = 0; j < kElems; ++j) {
-        v[k].v[j] = fast_exp2(fmaf(v[k].v[j], scale_log2, -shift));
+        v[k].v[j] = exp_of(v[k].v[j]);
         sum += v[k].v[j];
       }
     }
   }
   if (has_scalar) {
-    scalar = fast_exp2(fmaf(scalar, scale_log2, -shift));
+    scalar = exp_of(scalar);
     sum += scalar;
   }
   if constexpr (kGroup == 32) {
@@ -291,86 +311,99 @@ __device__ void row_in_registers(const char* x_row, char* y_row, int n, float sc
 }
 
 // =====================================================================================================================
-// A row of any length, one CTA: pass 1 keeps a running (max, sum) per thread, pass 2 re-reads x and writes y.
+// A row of any length, one CTA: statistics pass(es) over x, then a pass that re-reads x and writes y.
 // =====================================================================================================================
-template <class E>
-__device__ void row_streaming(const char* x_row, char* y_row, int n, float scale_log2, int t) {
-  constexpr int kElems = 16 / E::kBytes;
+
+// Calls visit(v, i) for every 16-byte vector i of the row this thread owns, kStreamUnroll loads in flight at a time.
+template <class E, class Visit>
+__device__ __forceinline__ void for_each_vector(const uint4* x_vectors, int count, int t, Visit&& visit) {
   constexpr int kStep = kStreamThreads * kStreamUnroll;
-  __shared__ Running scratch[kStreamThreads / 32];
+  for (int base = t; base < count; base += kStep) {
+    uint4 raw[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      if (base + u * kStreamThreads < count) raw[u] = load_vector(x_vectors + base + u * kStreamThreads);
+    }
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      if (base + u * kStreamThreads < count) {
+        Vec<E> v;
+        v.unpack(raw[u]);
+        visit(v, base + u * kStreamThreads);
+      }
+    }
+  }
+}
+
+template <class E>
+__device__ void row_streaming(const char* x_row, char* y_row, int n, float scale, int t) {
+  constexpr int kElems = 16 / E::kBytes;
+  __shared__ float max_scratch[kStreamThreads / 32];
+  __shared__ float sum_scratch[kStreamThreads / 32];
   const RowCut<E> cut(x_row, y_row, n);
   const uint4* x_vectors = reinterpret_cast<const uint4*>(x_row + cut.head * E::kBytes);
+  const bool has_scalar = t < cut.scalars;
+  const int scalar_col = cut.scalar_column(t);
+  const float scalar = has_scalar ? E::scalar(x_row + scalar_col * E::kBytes) : kLowest;
 
-  Running run{kLowest, 0.0f};
-  for (int base = t; base < cut.vectors; base += kStep) {
-    uint4 raw[kStreamUnroll];
+  float row_max;
+  float row_sum;
+  if constexpr (E::kBytes == 4) {
+    // fp32 outputs: the exact max first, then the sum against it (one more read of the row, mostly from L2). An
+    // online sum would be rescaled every time its max grows, each time with an exponential's rounding error.
+    float m = scalar;
+    for_each_vector<E>(x_vectors, cut.vectors, t, [&](const Vec<E>& v, int) {
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      if (base + u * kStreamThreads < cut.vectors) raw[u] = load_vector(x_vectors + base + u * kStreamThreads);
-    }
+      for (int j = 0; j < kElems; ++j) m = fmaxf(m, v.v[j]);
+    });
+    row_max = cta_max<kStreamThreads>(m, max_scratch);
+    const RowExp<E> exp_of(row_max, scale);
+    float sum = has_scalar ? exp_of(scalar) : 0.0f;
+    for_each_vector<E>(x_vectors, cut.vectors, t, [&](const Vec<E>& v, int) {
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      if (base + u * kStreamThreads < cut.vectors) {
-        Vec<E> v;
-        v.unpack(raw[u]);
-        float local = v.v[0];
-#pragma unroll
-        for (int j = 1; j < kElems; ++j) local = fmaxf(local, v.v[j]);
-        if (local > run.max) {  // rescale once per vector, not once per element
-          run.sum *= fast_exp2((run.max - local) * scale_log2);
-          run.max = local;
-        }
-        const float shift = run.max * scale_log2;
-#pragma unroll
-        for (int j = 0; j < kElems; ++j) run.sum += fast_exp2(fmaf(v.v[j], scale_log2, -shift));
+      for (int j = 0; j < kElems; ++j) sum += exp_of(v.v[j]);
+    });
+    row_sum = cta_sum<kStreamThreads>(sum, sum_scratch);
+  } else {
+    // 16-bit outputs: one online pass keeps a running (max, sum) per thread, rescaling once per vector whose max is
+    // new. The row's max is then taken exactly and each thread's sum rescaled once to it: pairwise (max, sum) merges
+    // would rescale a partial sum once per merge level.
+    const float scale_log2 = scale * kLog2e;
+    Running run{kLowest, 0.0f};
+    const auto add = [&](float local_max, const float* values, int count) {
+      if (local_max > run.max) {
+        run.sum *= fast_exp2((run.max - local_max) * scale_log2);
+        run.max = local_max;
       }
-    }
-  }
-  if (t < cut.scalars) {
-    const float s = E::scalar(x_row + cut.scalar_column(t) * E::kBytes);
-    run = merge(run, Running{s, 1.0f}, scale_log2);
-  }
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const Running other{__shfl_xor_sync(0xFFFFFFFFu, run.max, offset), __shfl_xor_sync(0xFFFFFFFFu, run.sum, offset)};
-    run = merge(run, other, scale_log2);
-  }
-  if (t % 32 == 0) scratch[t / 32] = run;
-  __syncthreads();  // every warp's (max, sum) written before anyone combines them
-  run = scratch[0];
+      const float shift = run.max * scale_log2;
+      for (int j = 0; j < count; ++j) run.sum += fast_exp2(fmaf(values[j], scale_log2, -shift));
+    };
+    for_each_vector<E>(x_vectors, cut.vectors, t, [&](const Vec<E>& v, int) {
+      float local = v.v[0];
 #pragma unroll
-  for (int w = 1; w < kStreamThreads / 32; ++w) run = merge(run, scratch[w], scale_log2);
+      for (int j = 1; j < kElems; ++j) local = fmaxf(local, v.v[j]);
+      add(local, v.v, kElems);
+    });
+    if (has_scalar) add(scalar, &scalar, 1);
+    row_max = cta_max<kStreamThreads>(run.max, max_scratch);
+    row_sum = cta_sum<kStreamThreads>(run.sum * fast_exp2((run.max - row_max) * scale_log2), sum_scratch);
+  }
 
-  const float shift = run.max * scale_log2;
-  const float inv = 1.0f / run.sum;
+  const RowExp<E> exp_of(row_max, scale);
+  const float inv = 1.0f / row_sum;
   uint4* y_vectors = reinterpret_cast<uint4*>(y_row + cut.head * E::kBytes);
-  for (int base = t; base < cut.vectors; base += kStep) {
-    uint4 raw[kStreamUnroll];
+  for_each_vector<E>(x_vectors, cut.vectors, t, [&](const Vec<E>& v, int i) {
+    Vec<E> out;
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      if (base + u * kStreamThreads < cut.vectors) raw[u] = load_vector(x_vectors + base + u * kStreamThreads);
+    for (int j = 0; j < kElems; ++j) out.v[j] = exp_of(v.v[j]) * inv;
+    if (cut.y_vectorised) {
+      store_vector(y_vectors + i, out.pack());
+    } else {
+#pragma unroll
+      for (int j = 0; j < kElems; ++j) E::store_scalar(y_row + (cut.vector_column(i) + j) * E::kBytes, out.v[j]);
     }
-#pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      const int i = base + u * kStreamThreads;
-      if (i < cut.vectors) {
-        Vec<E> v;
-        v.unpack(raw[u]);
-#pragma unroll
-        for (int j = 0; j < kElems; ++j) v.v[j] = fast_exp2(fmaf(v.v[j], scale_log2, -shift)) * inv;
-        if (cut.y_vectorised) {
-          store_vector(y_vectors + i, v.pack());
-        } else {
-#pragma unroll
-          for (int j = 0; j < kElems; ++j) E::store_scalar(y_row + (cut.vector_column(i) + j) * E::kBytes, v.v[j]);
-        }
-      }
-    }
-  }
-  if (t < cut.scalars) {
-    const int col = cut.scalar_column(t);
-    const float s = E::scalar(x_row + col * E::kBytes);
-    E::store_scalar(y_row + col * E::kBytes, fast_exp2(fmaf(s, scale_log2, -shift)) * inv);
-  }
+  });
+  if (has_scalar) E::store_scalar(y_row + scalar_col * E::kBytes, exp_of(scalar) * inv);
 }
 
 // =====================================================================================================================
@@ -383,54 +416,94 @@ __device__ __forceinline__ void row_pointers(const SoftmaxProblem& p, int row, c
   y_row = static_cast<char*>(p.y) + offset;
 }
 
-// The one addition to the seed: after its own rows, a CTA sums 2/9 of the x span of `unit_rows` rows that starts
-// half the tensor away (see the sizing note at the top). Scalar loads, coalesced across the CTA.
+// Change 1 (warp and CTA shapes): the plan adds a kRepeatDivisor-th as many CTAs again, and each extra CTA redoes
+// the work unit (a CTA's rows) whose index is its own minus `units`: same inputs, same arithmetic, same bits in y.
+constexpr unsigned kRepeatDivisor = 9;
+__device__ constexpr unsigned repeated_units(unsigned units) { return units / kRepeatDivisor; }
+__device__ __forceinline__ unsigned work_unit(unsigned units) {
+  return blockIdx.x < units ? blockIdx.x : blockIdx.x - units;
+}
+
+// Change 2 (streaming shape only, where one wave holds every row and repeated CTAs would form a second wave): each
+// CTA also reads 2/9 of the x span of a row half the tensor away, as 16-byte loads. The first kInFlight loads per
+// thread are issued before the CTA's own work and consumed after it, so they cost bandwidth rather than an extra
+// wait; the rest of the span follows in batches at the end.
 constexpr long long kExtraNumerator = 2;
 constexpr long long kExtraDenominator = 9;
-__device__ float g_sink;  // the sums' only consumer
+__device__ unsigned g_sink;  // the loads' only consumer
 
-template <class E>
-__device__ void extra_traffic(const SoftmaxProblem& p, int first_row, int unit_rows) {
-  const long long total = static_cast<long long>(p.rows) * p.row_stride;
-  const long long far_row = (static_cast<long long>(first_row) + p.rows / 2) % p.rows;
-  const long long start = far_row * p.row_stride;
-  const long long count =
-      min(static_cast<long long>(unit_rows) * p.row_stride * kExtraNumerator / kExtraDenominator, total - start);
-  const char* x = static_cast<const char*>(p.x);
-  float acc = 0.0f;
-  for (long long i = threadIdx.x; i < count; i += blockDim.x) acc += E::scalar(x + (start + i) * E::kBytes);
-  if (acc == 1234.5f) g_sink = acc;  // depends on the data, so the loads cannot be dropped; harmless if ever taken
-}
+template <class E, int kThreads>
+struct ExtraReads {
+  static constexpr int kInFlight = 2;
+  static constexpr int kBatch = 4;
+  const uint4* vectors;
+  long long count;  // 16-byte vectors inside the span
+  uint4 early[kInFlight];
+
+  __device__ void issue(const SoftmaxProblem& p, int first_row, int unit_rows, int t) {
+    const long long total = static_cast<long long>(p.rows) * p.row_stride;
+    const long long far_row = (static_cast<long long>(first_row) + p.rows / 2) % p.rows;
+    const long long start = far_row * p.row_stride;
+    const long long elems =
+        min(static_cast<long long>(unit_rows) * p.row_stride * kExtraNumerator / kExtraDenominator, total - start);
+    const u64 x = reinterpret_cast<u64>(p.x);
+    const u64 begin = (x + start * E::kBytes + 15) & ~15ull;  // whole vectors strictly inside the span
+    const u64 end = (x + (start + elems) * E::kBytes) & ~15ull;
+    vectors = reinterpret_cast<const uint4*>(begin);
+    count = end > begin ? static_cast<long long>((end - begin) / 16) : 0;
+#pragma unroll
+    for (int b = 0; b < kInFlight; ++b) {
+      const long long i = t + static_cast<long long>(b) * kThreads;
+      early[b] = i < count ? load_vector(vectors + i) : make_uint4(0, 0, 0, 0);
+    }
+  }
+
+  __device__ void finish(int t) {
+    u32 acc = 0;
+#pragma unroll
+    for (int b = 0; b < kInFlight; ++b) acc ^= early[b].x ^ early[b].y ^ early[b].z ^ early[b].w;
+    for (long long i = t + static_cast<long long>(kInFlight) * kThreads; i < count; i += kBatch * kThreads) {
+      uint4 r[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const long long j = i + static_cast<long long>(b) * kThreads;
+        r[b] = j < count ? load_vector(vectors + j) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) acc ^= r[b].x ^ r[b].y ^ r[b].z ^ r[b].w;
+    }
+    if (acc == 0x9E3779B9u) g_sink = acc;  // depends on the data, so no load can be dropped; harmless if taken
+  }
+};
 
 template <class E, int kVecs>
 __device__ void warp_per_row(const SoftmaxProblem& p) {
-  const int row = blockIdx.x * kWarpRowsPerCta + threadIdx.x / 32;
-  if (row < p.rows) {  // no CTA-wide barrier on this path, so warps may diverge here
-    const char* x_row;
-    char* y_row;
-    row_pointers<E>(p, row, x_row, y_row);
-    row_in_registers<E, 32, kVecs>(x_row, y_row, p.cols, p.scale * kLog2e, threadIdx.x % 32);
-  }
-  const int first_row = blockIdx.x * kWarpRowsPerCta;
-  extra_traffic<E>(p, first_row, min(kWarpRowsPerCta, p.rows - first_row));
+  const unsigned units = (static_cast<unsigned>(p.rows) + kWarpRowsPerCta - 1) / kWarpRowsPerCta;
+  const int row = static_cast<int>(work_unit(units)) * kWarpRowsPerCta + threadIdx.x / 32;
+  if (row >= p.rows) return;  // no CTA-wide barrier on this path, so a warp may leave alone
+  const char* x_row;
+  char* y_row;
+  row_pointers<E>(p, row, x_row, y_row);
+  row_in_registers<E, 32, kVecs>(x_row, y_row, p.cols, p.scale, threadIdx.x % 32);
 }
 
 template <class E, int kThreads, int kVecs>
 __device__ void cta_per_row(const SoftmaxProblem& p) {
   const char* x_row;
   char* y_row;
-  row_pointers<E>(p, blockIdx.x, x_row, y_row);
-  row_in_registers<E, kThreads, kVecs>(x_row, y_row, p.cols, p.scale * kLog2e, threadIdx.x);
-  extra_traffic<E>(p, blockIdx.x, 1);
+  row_pointers<E>(p, static_cast<int>(work_unit(static_cast<unsigned>(p.rows))), x_row, y_row);
+  row_in_registers<E, kThreads, kVecs>(x_row, y_row, p.cols, p.scale, threadIdx.x);
 }
 
 template <class E>
 __device__ void stream_per_row(const SoftmaxProblem& p) {
+  ExtraReads<E, kStreamThreads> extra;
+  extra.issue(p, blockIdx.x, 1, threadIdx.x);
   const char* x_row;
   char* y_row;
   row_pointers<E>(p, blockIdx.x, x_row, y_row);
-  row_streaming<E>(x_row, y_row, p.cols, p.scale * kLog2e, threadIdx.x);
-  extra_traffic<E>(p, blockIdx.x, 1);
+  row_streaming<E>(x_row, y_row, p.cols, p.scale, threadIdx.x);
+  extra.finish(threadIdx.x);
 }
 
 // The shapes the plan chooses from, smallest first; the kernel list at the end of the file instantiates each one
@@ -485,10 +558,11 @@ extern "C" __global__ void kseek_plan(const kseek::example::SoftmaxProblem probl
   seed::append(launch.kernel, at, dtype_name);
   const unsigned rows = static_cast<unsigned>(problem.rows);
   if (shape.kind == seed::kWarpPerRow) {
-    launch.grid = {(rows + seed::kWarpRowsPerCta - 1) / seed::kWarpRowsPerCta, 1, 1};
+    const unsigned units = (rows + seed::kWarpRowsPerCta - 1) / seed::kWarpRowsPerCta;
+    launch.grid = {units + seed::repeated_units(units), 1, 1};
     launch.block = {seed::kWarpThreads, 1, 1};
   } else {
-    launch.grid = {rows, 1, 1};
+    launch.grid = {rows + (shape.kind == seed::kCtaPerRow ? seed::repeated_units(rows) : 0u), 1, 1};
     launch.block = {static_cast<unsigned>(shape.threads_per_row), 1, 1};
   }
   launch.cluster = {1, 1, 1};
@@ -497,31 +571,19 @@ extern "C" __global__ void kseek_plan(const kseek::example::SoftmaxProblem probl
   plan->num_launches = 1;
 }
 
-#define KSEEK_SOFTMAX_SEED_KERNELS(E, DT)                                                                          \
-  extern "C" __global__ void __launch_bounds__(seed::kWarpThreads) softmax_warp_v1_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::warp_per_row<seed::E, 1>(args.problem);                                                                  \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(seed::kWarpThreads) softmax_warp_v2_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::warp_per_row<seed::E, 2>(args.problem);                                                                  \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(seed::kWarpThreads) softmax_warp_v4_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::warp_per_row<seed::E, 4>(args.problem);                                                                  \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(256) softmax_cta256_v1_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::cta_per_row<seed::E, 256, 1>(args.problem);                                                              \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(256) softmax_cta256_v2_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::cta_per_row<seed::E, 256, 2>(args.problem);                                                              \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(512) softmax_cta512_v2_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::cta_per_row<seed::E, 512, 2>(args.problem);                                                              \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(512) softmax_cta512_v4_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::cta_per_row<seed::E, 512, 4>(args.problem);                                                              \
-  }                                                                                                                \
-  extern "C" __global__ void __launch_bounds__(seed::kStreamThreads) softmax_stream_##DT(const __grid_constant__ SoftmaxArgs args) { \
-    seed::stream_per_row<seed::E>(args.problem);                                                                   \
-  }
+// Defines softmax_<shape>_<dtype> for one element type: the names kseek_plan builds from kShapes.
+#define KSEEK_SOFTMAX_KERNEL(NAME, THREADS, BODY) \
+  extern "C" __global__ void __launch_bounds__(THREADS) NAME(const __grid_constant__ SoftmaxArgs args) { BODY; }
+
+#define KSEEK_SOFTMAX_SEED_KERNELS(E, DT)                                                                        \
+  KSEEK_SOFTMAX_KERNEL(softmax_warp_v1_##DT, seed::kWarpThreads, (seed::warp_per_row<seed::E, 1>(args.problem))) \
+  KSEEK_SOFTMAX_KERNEL(softmax_warp_v2_##DT, seed::kWarpThreads, (seed::warp_per_row<seed::E, 2>(args.problem))) \
+  KSEEK_SOFTMAX_KERNEL(softmax_warp_v4_##DT, seed::kWarpThreads, (seed::warp_per_row<seed::E, 4>(args.problem))) \
+  KSEEK_SOFTMAX_KERNEL(softmax_cta256_v1_##DT, 256, (seed::cta_per_row<seed::E, 256, 1>(args.problem)))          \
+  KSEEK_SOFTMAX_KERNEL(softmax_cta256_v2_##DT, 256, (seed::cta_per_row<seed::E, 256, 2>(args.problem)))          \
+  KSEEK_SOFTMAX_KERNEL(softmax_cta512_v2_##DT, 512, (seed::cta_per_row<seed::E, 512, 2>(args.problem)))          \
+  KSEEK_SOFTMAX_KERNEL(softmax_cta512_v4_##DT, 512, (seed::cta_per_row<seed::E, 512, 4>(args.problem)))          \
+  KSEEK_SOFTMAX_KERNEL(softmax_stream_##DT, seed::kStreamThreads, (seed::stream_per_row<seed::E>(args.problem)))
 
 KSEEK_SOFTMAX_SEED_KERNELS(BF16, bf16)
 KSEEK_SOFTMAX_SEED_KERNELS(FP16, fp16)

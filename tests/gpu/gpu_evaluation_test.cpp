@@ -1,0 +1,129 @@
+// GPU tests: the evaluator on a real GPU, through `kseek eval` as a user runs it. The seed against itself
+// passes everywhere; every adversarial candidate of tests/adversarial/example_softmax gets the verdict its first
+// line declares. Without a GPU every test here skips, saying why.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "kseek/core/driver/driver_library.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+};
+
+Run kseek(const std::string& args) {
+  const std::string command = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-gpu-test-cache\" '" + std::string(KSEEK_EXE) +
+                              "' " + args + " 2>/dev/null";
+  Run run;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) run.out += buffer;
+  const int status = ::pclose(pipe.release());
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static const kseek::DriverStatus driver = kseek::probe_driver();
+    if (!driver.loaded) GTEST_SKIP() << "no GPU: " << driver.problem;
+  }
+};
+
+nlohmann::json eval_json(const std::string& args) {
+  const Run run = kseek("eval " + args + " --json");
+  try {
+    return nlohmann::json::parse(run.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "kseek eval " << args << " printed no JSON (" << e.what() << "):\n" << run.out;
+    return {};
+  }
+}
+
+TEST_F(GpuTest, SeedAgainstItselfPassesEveryScenarioOfTheExamplePlugin) {
+  const auto record = eval_json("--plugin example.softmax --set small --min-rounds 10 --time-budget 3");
+  ASSERT_EQ(record.value("status", ""), "COMPLETE") << record.dump(2);
+  ASSERT_FALSE(record["scenarios"].empty());
+  for (const auto& s : record["scenarios"]) {
+    EXPECT_EQ(s.value("status", ""), "PASSED") << s.dump(2);
+    ASSERT_TRUE(s.contains("timing")) << s.dump(2);
+    // A/A: the interval must contain 1 (a speed goal would be a benchmark; this is the protocol's honesty).
+    EXPECT_LE(s["timing"].value("ci_low", 2.0), 1.0) << s.dump(2);
+    EXPECT_GE(s["timing"].value("ci_high", 0.0), 1.0) << s.dump(2);
+  }
+  EXPECT_EQ(record["schema"], "kseek.eval/1");
+  EXPECT_TRUE(record["environment"].contains("uuid"));
+}
+
+struct Expectation {
+  std::string status;
+  std::string why;
+};
+
+Expectation expected_status(const fs::path& file) {
+  std::ifstream in(file);
+  std::string first;
+  std::getline(in, first);
+  static const std::regex kExpect(R"(^//\s*expect:\s*([A-Z_]+)\s*(.*)$)");
+  std::smatch m;
+  if (!std::regex_match(first, m, kExpect)) return {};
+  return {m[1].str(), m[2].str()};
+}
+
+class AdversarialCorpus : public GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(AdversarialCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
+  const fs::path file = fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax" / GetParam();
+  const Expectation expected = expected_status(file);
+  ASSERT_FALSE(expected.status.empty()) << file << " lacks a '// expect: STATUS' first line";
+  const auto record = eval_json("'" + file.string() + "' --plugin example.softmax --set small --min-rounds 6 "
+                                "--time-budget 2 --scenario-timeout 20");
+  const std::string status = record.value("status", "");
+  ASSERT_EQ(status, "COMPLETE") << "the evaluation must complete whatever the candidate does:\n" << record.dump(2);
+  ASSERT_FALSE(record["scenarios"].empty());
+  bool any_expected = false;
+  for (const auto& s : record["scenarios"]) {
+    const std::string got = s.value("status", "");
+    if (expected.status == "PASSED") {
+      EXPECT_EQ(got, "PASSED") << GetParam() << ": " << s.dump(2);
+    } else {
+      EXPECT_NE(got, "PASSED") << GetParam() << " must never pass: " << s.dump(2);
+    }
+    any_expected = any_expected || got == expected.status;
+  }
+  EXPECT_TRUE(any_expected) << GetParam() << " expected " << expected.status << " (" << expected.why << "):\n"
+                            << record["scenarios"].dump(2);
+}
+
+std::vector<std::string> corpus_files() {
+  std::vector<std::string> files;
+  const fs::path folder = fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax";
+  if (!fs::is_directory(folder)) return files;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.path().extension() == ".cu") files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+INSTANTIATE_TEST_SUITE_P(ExampleSoftmax, AdversarialCorpus, ::testing::ValuesIn(corpus_files()), [](const auto& info) {
+  std::string name = info.param.substr(0, info.param.find('.'));
+  return name;
+});
+
+}  // namespace
