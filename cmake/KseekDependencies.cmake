@@ -4,7 +4,7 @@ find_package(CUDAToolkit 12.8 REQUIRED)   # NVRTC headers and library; the drive
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt 9 REQUIRED)
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
-find_package(Boost 1.74 REQUIRED)         # Boost.DLL is header-only; used with std::filesystem
+find_package(Boost 1.74 REQUIRED CONFIG)  # Boost.DLL is header-only; used with std::filesystem
 find_package(CLI11 QUIET CONFIG)
 if(NOT CLI11_FOUND)
   find_path(KSEEK_CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

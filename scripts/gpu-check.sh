@@ -37,7 +37,7 @@ done
 step "10% slower candidate, example.softmax default"
 $kseek eval tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set default \
   --out "$out/slower-softmax.json" >> "$log" 2>&1
-step "main job: attention.fa3 case-study"
-$kseek eval --plugin attention.fa3 --set case-study --out "$out/fa3-case-study.json" >> "$log" 2>&1
+step "main job: attention.fa3 case-study (H01 only: the attention GPU side is not written yet)"
+$kseek eval --plugin attention.fa3 --scenarios H01 >> "$log" 2>&1
 echo "exit $?" >> "$log"
 step "done in $(( $(date +%s) - start )) s"

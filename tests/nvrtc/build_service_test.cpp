@@ -68,6 +68,16 @@ TEST_F(BuildServiceTest, SeedOfThePluginBuildsWithItsHeaders) {
   EXPECT_EQ(result.status, Status::kOk) << result.message;
 }
 
+TEST_F(BuildServiceTest, DuplicateHeaderNamesAreOfferedOnce) {
+  auto constraints = plugin_->default_constraints();
+  auto request = make_compile_request(*plugin_, candidate("clean.cu"), "sm_90a", constraints);
+  request.headers.push_back(request.headers.back());
+  deduplicate_headers(request.headers);
+  BuildService service{std::nullopt};
+  const auto result = service.build_and_check(request, constraints);
+  EXPECT_EQ(result.status, Status::kOk) << result.message;
+}
+
 TEST_F(BuildServiceTest, CacheMissThenHitWithIdenticalOutput) {
   const auto first = build("clean.cu");
   ASSERT_EQ(first.status, Status::kOk);

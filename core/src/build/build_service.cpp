@@ -3,6 +3,7 @@
 // named as a CONSTRAINT_VIOLATION instead of hiding behind a COMPILE_ERROR.
 #include "kseek/core/build/build_service.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -14,12 +15,22 @@
 
 namespace kseek {
 
+void deduplicate_headers(std::vector<SourceFile>& headers) {
+  std::vector<SourceFile> unique;
+  for (auto& header : headers) {
+    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const SourceFile& u) { return u.name == header.name; });
+    if (!seen) unique.push_back(std::move(header));
+  }
+  headers = std::move(unique);
+}
+
 CompileRequest make_compile_request(const Plugin& plugin, SourceFile source, std::string arch,
                                     const Constraints& constraints) {
   CompileRequest request;
   request.source = std::move(source);
   request.headers = sdk_device_headers();
   for (auto& header : plugin.candidate_headers()) request.headers.push_back(std::move(header));
+  deduplicate_headers(request.headers);
   request.arch = std::move(arch);
   request.timeout_seconds = constraints.compile_timeout_seconds;
   request.max_cubin_bytes = constraints.max_cubin_bytes;

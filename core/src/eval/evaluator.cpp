@@ -191,6 +191,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
       request.headers.assign(library_sources.begin() + 1, library_sources.end());
       for (auto& h : sdk_device_headers()) request.headers.push_back(h);
       for (auto& h : plugin.candidate_headers()) request.headers.push_back(h);
+      deduplicate_headers(request.headers);
       request.arch = arch;
       library = builds.compile(request);
       build_list.push_back({{"role", "plugin device library"}, {"status", to_string(library.status)}, {"message", library.error}});
@@ -205,10 +206,16 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
     bin.seed = (work / fmt::format("seed-{}.cubin", arch)).string();
     bin.library = (work / fmt::format("library-{}.cubin", arch)).string();
     bin.harness = (work / fmt::format("harness-{}.cubin", arch)).string();
-    if (seed_build.status != Status::kOk || harness.status != Status::kOk) {
+    // Anything but the candidate failing to build is the evaluation's failure, not the candidate's verdict.
+    if (seed_build.status != Status::kOk) {
       builds_ok = false;
-      record["message"] = seed_build.status != Status::kOk ? "the seed does not build: " + seed_build.message
-                                                          : "the harness kernels do not build: " + harness.error;
+      record["message"] = "the seed does not build: " + seed_build.message;
+    } else if (library.status != Status::kOk) {
+      builds_ok = false;
+      record["message"] = "the plugin's device library does not build: " + library.error;
+    } else if (harness.status != Status::kOk) {
+      builds_ok = false;
+      record["message"] = "the harness kernels do not build: " + harness.error;
     }
     bin.ok = candidate_build.status == Status::kOk && seed_build.status == Status::kOk &&
              harness.status == Status::kOk && library.status == Status::kOk;

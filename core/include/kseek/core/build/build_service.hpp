@@ -28,6 +28,9 @@ struct CandidateBuild {
 // The SDK's device headers (kseek/device/...), embedded in kseek at build time.
 std::vector<SourceFile> sdk_device_headers();
 
+// Drops later headers whose include name was already offered (NVRTC rejects a program with two of one name).
+void deduplicate_headers(std::vector<SourceFile>& headers);
+
 // A compile request for `source` with the SDK's and the plugin's headers and the constraints' caps.
 CompileRequest make_compile_request(const Plugin& plugin, SourceFile source, std::string arch,
                                     const Constraints& constraints);
