@@ -1,0 +1,54 @@
+// Golden test of the evaluation record's shape: every key path of a record `kseek eval` writes now must equal
+// the checked-in list for its status (tests/golden/eval-record-*.keys.json). A change to the record format
+// fails here until the golden file and docs/result-schema.md are updated together.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+void key_paths(const nlohmann::json& value, const std::string& prefix, std::set<std::string>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) key_paths(item, prefix.empty() ? key : prefix + "." + key, out);
+  } else if (value.is_array()) {
+    out.insert(prefix + "[]");
+    for (const auto& item : value) key_paths(item, prefix + "[]", out);
+  } else {
+    out.insert(prefix);
+  }
+}
+
+std::set<std::string> golden(const std::string& name) {
+  std::ifstream in(std::string(KSEEK_GOLDEN_DIR) + "/" + name);
+  EXPECT_TRUE(in) << name;
+  const auto list = nlohmann::json::parse(in);
+  return {list.begin(), list.end()};
+}
+
+TEST(RecordSchema, EvalRecordMatchesTheGoldenKeyPaths) {
+  const std::string command = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-golden-cache\" '" + std::string(KSEEK_EXE) +
+                              "' eval --plugin example.softmax --set small --json --seed 7 --min-rounds 6 "
+                              "--time-budget 1 2>/dev/null";
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) out += buffer;
+  const auto record = nlohmann::json::parse(out);
+  const std::string status = record.value("status", "");
+  ASSERT_TRUE(status == "NEEDS_GPU" || status == "COMPLETE") << record.dump(2);
+  EXPECT_EQ(record.value("schema", ""), "kseek.eval/1");
+  std::set<std::string> got;
+  key_paths(record, "", got);
+  const auto expected = golden(status == "COMPLETE" ? "eval-record-complete.keys.json" : "eval-record-needs-gpu.keys.json");
+  for (const auto& key : expected) EXPECT_TRUE(got.count(key)) << "missing from the record: " << key;
+  for (const auto& key : got) EXPECT_TRUE(expected.count(key)) << "not in the golden schema: " << key;
+}
+
+}  // namespace
