@@ -112,8 +112,12 @@ std::vector<BinaryName> ptx_names(std::string_view ptx) {
   std::istringstream lines{std::string(ptx)};
   std::string line;
   std::smatch m;
+  auto has = [&](const char* token) { return line.find(token) != std::string::npos; };
   while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, kDeclaration)) {
+    // Cheap tests first: the regexes only see the few lines that can match (PTX of a seed has ~10^5 lines).
+    const bool maybe_declaration =
+        has(".entry") || has(".func") || has(".global") || has(".const") || has(".shared");
+    if (maybe_declaration && std::regex_search(line, m, kDeclaration)) {
       const bool external = m[1].str().find(".extern") != std::string::npos;
       const std::string kind = m[2].str();
       // The declared name is the last identifier before '(' or '[' outside the return-value list.
@@ -136,6 +140,7 @@ std::vector<BinaryName> ptx_names(std::string_view ptx) {
         names.push_back({declared, fmt::format("ptx {}{} declaration", external ? "extern " : "", kind)});
       }
     }
+    if (!has("call")) continue;
     for (std::sregex_iterator it(line.begin(), line.end(), kCall), end; it != end; ++it) {
       names.push_back({(*it)[1].str(), "ptx call target"});
     }

@@ -51,8 +51,11 @@ Result<ConstraintReport> check_constraints(const Constraints& constraints, std::
 
   ConstraintReport report;
   report.names_inspected = names.size();
+  // A name often appears several times (symbol, call target, debug string); match each spelling once.
+  std::set<std::string> matched_names;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& name : names) {
+    if (!matched_names.insert(name.name).second) continue;
     const std::string readable = demangle(name.name);
     for (const auto& [rule, patterns] : compiled) {
       for (const auto& pattern : patterns) {
