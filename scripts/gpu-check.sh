@@ -30,6 +30,7 @@ step "ctest -L gpu (serial: timings share one GPU)"
 (cd build-gpu && ctest --output-on-failure -L gpu) >> "$out/ctest.txt" 2>&1
 grep -E 'tests passed|\*\*\*Failed|Skipped' "$out/ctest.txt" | tail -20 | tee -a "$log"
 
+if [[ ${GPU_CHECK_BENCHMARKS:-1} == 0 ]]; then step "benchmarks skipped (GPU_CHECK_BENCHMARKS=0)"; exit 0; fi
 for run in 1 2 3; do
   step "A/A example.softmax default, run $run"
   $kseek eval --plugin example.softmax --set default --out "$out/aa-softmax-$run.json" >> "$log" 2>&1

@@ -73,16 +73,22 @@ TEST_F(GpuTest, SeedAgainstItselfPassesEveryScenarioOfTheExamplePlugin) {
 struct Expectation {
   std::string status;
   std::string why;
+  std::string scenarios;  // "// scenarios: a;b" on the second line: evaluate these instead of the small set
 };
 
 Expectation expected_status(const fs::path& file) {
   std::ifstream in(file);
   std::string first;
+  std::string second;
   std::getline(in, first);
+  std::getline(in, second);
   static const std::regex kExpect(R"(^//\s*expect:\s*([A-Z_]+)\s*(.*)$)");
+  static const std::regex kScenarios(R"(^//\s*scenarios:\s*(.*)$)");
   std::smatch m;
   if (!std::regex_match(first, m, kExpect)) return {};
-  return {m[1].str(), m[2].str()};
+  Expectation e{m[1].str(), m[2].str(), ""};
+  if (std::regex_match(second, m, kScenarios)) e.scenarios = m[1].str();
+  return e;
 }
 
 class AdversarialCorpus : public GpuTest, public ::testing::WithParamInterface<std::string> {};
@@ -91,8 +97,9 @@ TEST_P(AdversarialCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
   const fs::path file = fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax" / GetParam();
   const Expectation expected = expected_status(file);
   ASSERT_FALSE(expected.status.empty()) << file << " lacks a '// expect: STATUS' first line";
-  const auto record = eval_json("'" + file.string() + "' --plugin example.softmax --set small --min-rounds 6 "
-                                "--time-budget 2 --scenario-timeout 20");
+  const std::string selection = expected.scenarios.empty() ? "--set small" : "--scenarios '" + expected.scenarios + "'";
+  const auto record = eval_json("'" + file.string() + "' --plugin example.softmax " + selection +
+                                " --min-rounds 6 --time-budget 2 --scenario-timeout 20");
   const std::string status = record.value("status", "");
   ASSERT_EQ(status, "COMPLETE") << "the evaluation must complete whatever the candidate does:\n" << record.dump(2);
   ASSERT_FALSE(record["scenarios"].empty());

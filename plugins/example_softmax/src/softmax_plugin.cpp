@@ -376,6 +376,16 @@ class SoftmaxPlugin final : public Plugin {
         {.name = "y", .role = TensorRole::kOutput, .type = element, .elements = tensor_elements(problem),
          .problem_offset = static_cast<std::uint32_t>(offsetof(SoftmaxProblem, y)), .compared = true},
     };
+    // Both tensors may be viewed by TMA as [cols, rows] when a row is a whole number of 16-byte units (the
+    // descriptor's stride rule); otherwise candidates must load them with plain instructions.
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(problem.row_stride) * element_bytes(element);
+    if (row_bytes % 16 == 0) {
+      for (auto& tensor : layout.tensors) {
+        tensor.view.rank = 2;
+        tensor.view.dims = {static_cast<std::uint64_t>(problem.cols), static_cast<std::uint64_t>(problem.rows)};
+        tensor.view.strides_bytes = {row_bytes};
+      }
+    }
     layout.problem.resize(sizeof(SoftmaxProblem));
     std::memcpy(layout.problem.data(), &problem, sizeof(problem));
     // Outputs are in [0, 1]; the same-precision reference's own rounding error sets the scale of the rule, and atol

@@ -44,6 +44,14 @@ inline std::string_view to_string(ElementType type) {
   return "?";
 }
 
+// How a TMA descriptor may view a tensor (cuTensorMapEncodeTiled): a candidate's TensorMapRequest names the
+// tensor by its index in WorkloadLayout::tensors and chooses only box, swizzle and L2 promotion.
+struct TensorView {
+  std::uint32_t rank = 0;                         // 0: the tensor cannot be mapped (e.g. strides not 16-byte multiples)
+  std::array<std::uint64_t, 5> dims{};            // elements, innermost first
+  std::array<std::uint64_t, 4> strides_bytes{};   // of dimensions 1..rank-1; multiples of 16
+};
+
 // One tensor of a workload. The harness allocates it (with guard regions), so a candidate never does.
 struct TensorSpec {
   std::string name;                  // "q", "out", "lse"...
@@ -52,6 +60,7 @@ struct TensorSpec {
   std::uint64_t elements = 0;
   std::uint32_t problem_offset = 0;  // byte offset of this tensor's device pointer inside the Problem struct
   bool compared = true;              // outputs only: checked against the reference (false: auxiliary scratch)
+  TensorView view;                   // for TMA tensor maps; rank 0 when not mappable
 };
 
 // The acceptance rule of an output, in the form of the FlashAttention tests: with e = |out - gold| and
