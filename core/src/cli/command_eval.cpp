@@ -137,7 +137,20 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
   } else {
     if (record.contains("builds")) {
       for (const auto& b : record["builds"]) {
-        std::cout << fmt::format("build {:<22} {} {}\n", b.value("role", ""), b.value("status", ""), b.value("message", ""));
+        std::string resources;
+        if (b.contains("kernels") && !b["kernels"].empty()) {
+          int max_registers = 0;
+          std::uint64_t spills = 0;
+          for (const auto& k : b["kernels"]) {
+            max_registers = std::max(max_registers, k.value("registers", 0));
+            spills += k.value("spill_store_bytes", std::uint64_t{0}) + k.value("spill_load_bytes", std::uint64_t{0});
+          }
+          resources = fmt::format("{} kernels, max {} registers, {} B spilled, {} names checked, {:.2f} s{}",
+                                  b["kernels"].size(), max_registers, spills, b.value("names_inspected", 0),
+                                  b.value("build_seconds", 0.0), b.value("cache_hit", false) ? " (cached)" : "");
+        }
+        std::cout << fmt::format("build {:<22} {:<20} {}{}\n", b.value("role", ""), b.value("status", ""), resources,
+                                 b.value("message", ""));
       }
     }
     if (record.contains("environment") && record["environment"].contains("name")) {
