@@ -15,27 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/driver/driver_library.hpp"
+#include "support/run_command.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  int exit_code = -1;
-  std::string out;
-};
+using Run = kseek::testing::CommandRun;
 
-Run kseek(const std::string& args) {
-  const std::string command = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-gpu-test-cache\" '" + std::string(KSEEK_EXE) +
-                              "' " + args + " 2>/dev/null";
-  Run run;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) run.out += buffer;
-  const int status = ::pclose(pipe.release());
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+Run kseek(const std::string& args) { return kseek::testing::run_kseek(args, "gpu-test"); }
 
 class GpuTest : public ::testing::Test {
  protected:

@@ -10,25 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/sdk/version.hpp"
+#include "support/run_command.hpp"
 
 namespace {
 
-struct Run {
-  int exit_code = -1;
-  std::string out;
-};
+using Run = kseek::testing::CommandRun;
 
-// Runs kseek with stdout captured (stderr discarded unless asked for) and a private build cache.
 Run kseek(const std::string& args, bool merge_stderr = false) {
-  const std::string command = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-cli-test-cache\" '" + std::string(KSEEK_EXE) +
-                              "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Run run;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) run.out += buffer;
-  const int status = ::pclose(pipe.release());
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  return kseek::testing::run_kseek(args, "cli-test", merge_stderr);
 }
 
 nlohmann::json parse(const Run& run) {

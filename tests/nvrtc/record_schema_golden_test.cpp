@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/run_command.hpp"
+
 namespace {
 
 void key_paths(const nlohmann::json& value, const std::string& prefix, std::set<std::string>& out) {
@@ -33,13 +35,9 @@ std::set<std::string> golden(const std::string& name) {
 }
 
 TEST(RecordSchema, EvalRecordMatchesTheGoldenKeyPaths) {
-  const std::string command = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-golden-cache\" '" + std::string(KSEEK_EXE) +
-                              "' eval --plugin example.softmax --set small --json --seed 7 --min-rounds 6 "
-                              "--time-budget 1 2>/dev/null";
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) out += buffer;
+  const auto run = kseek::testing::run_kseek(
+      "eval --plugin example.softmax --set small --json --seed 7 --min-rounds 6 --time-budget 1", "golden");
+  const std::string& out = run.out;
   const auto record = nlohmann::json::parse(out);
   const std::string status = record.value("status", "");
   ASSERT_TRUE(status == "NEEDS_GPU" || status == "COMPLETE") << record.dump(2);

@@ -7,18 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include "support/run_command.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string run(const std::string& command) {
-  std::string output;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  if (!pipe) return output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe.get()) != nullptr) output += buffer;
-  return output;
-}
+std::string run(const std::string& command) { return kseek::testing::run_command(command).out; }
 
 std::vector<fs::path> built_binaries() {
   std::vector<fs::path> binaries = {KSEEK_EXE};
