@@ -112,6 +112,25 @@ TEST(Cli, FailedBuildAndCheckStillPrintJsonWithStatus) {
   }
 }
 
+TEST(Cli, EvalOfACandidateThatDoesNotBuildNeedsNoGpu) {
+  const auto run = kseek("eval " + kCandidates + "/syntax_error.cu --plugin example.softmax --set small --json");
+  EXPECT_EQ(run.exit_code, 1);
+  const auto j = parse(run);
+  EXPECT_EQ(j.at("status"), "COMPLETE");
+  ASSERT_EQ(j.at("scenarios").size(), 3u);
+  for (const auto& s : j.at("scenarios")) EXPECT_EQ(s.at("status"), "COMPILE_ERROR") << s.dump();
+}
+
+TEST(Cli, EvalWithoutAGpuBuildsChecksAndSaysSo) {
+  const auto run = kseek("eval --plugin example.softmax --set small --json --min-rounds 6 --time-budget 1");
+  const auto j = parse(run);
+  if (j.value("status", "") == "COMPLETE") GTEST_SKIP() << "a GPU is present: the gpu tests cover this machine";
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_EQ(j.at("status"), "NEEDS_GPU");
+  EXPECT_NE(j.value("message", "").find("needs a GPU"), std::string::npos) << j.dump(2);
+  for (const auto& b : j.at("builds")) EXPECT_EQ(b.at("status"), "OK") << b.dump();
+}
+
 TEST(Cli, ConstraintsOverrideCanLiftARule) {
   const std::string file = std::string(::testing::TempDir()) + "/no-rules.json";
   FILE* f = std::fopen(file.c_str(), "w");

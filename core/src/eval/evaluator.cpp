@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -242,6 +243,18 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   record["environment"] = {{"nvrtc_version", nvrtc_version()}, {"cuda_headers_version", fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10)}};
   if (!builds_ok) {
     record["status"] = "BUILD_FAILED";
+    fs::remove_all(work);
+    return record;
+  }
+
+  // A candidate that did not build has its verdict already; nothing is left that needs a GPU.
+  const bool anything_to_run = std::any_of(binaries.begin(), binaries.end(), [](const auto& b) { return b.second.ok; });
+  if (!anything_to_run) {
+    json counts = json::object();
+    for (const auto& r : record["scenarios"]) counts[r.value("status", "UNKNOWN")] = counts.value(r.value("status", "UNKNOWN"), 0) + 1;
+    record["summary"] = {{"scenarios", record["scenarios"].size()}, {"status_counts", counts}};
+    record["status"] = "COMPLETE";
+    record["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
     fs::remove_all(work);
     return record;
   }
