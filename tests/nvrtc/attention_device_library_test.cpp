@@ -2,6 +2,7 @@
 // every architecture the plugins target, the way the evaluator builds it, with every kernel present and none spilling.
 // It must never need a GPU: nothing here launches.
 #include <algorithm>
+#include <ostream>
 #include <set>
 #include <string>
 
@@ -17,6 +18,8 @@ struct LibraryCase {
   std::string plugin;
   std::string arch;
 };
+
+void PrintTo(const LibraryCase& c, std::ostream* os) { *os << c.plugin << " for " << c.arch; }
 
 class AttentionDeviceLibrary : public ::testing::TestWithParam<LibraryCase> {};
 

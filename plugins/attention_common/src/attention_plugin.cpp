@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "kseek/attention/attention_workload.hpp"
+
 namespace kseek::attention {
 namespace {
 
@@ -94,22 +96,30 @@ std::vector<SourceFile> AttentionPlugin::question_packs() const {
 
 Constraints AttentionPlugin::default_constraints() const { return attention_constraints(); }
 
-namespace {
-Error gpu_side_missing(const std::string& id) {
-  return make_error(fmt::format("{}: the attention input generators and GPU references are not written yet, so "
-                                "this plugin cannot be evaluated on a GPU", id));
+Result<WorkloadLayout> AttentionPlugin::workload_layout(const Scenario& scenario) const {
+  auto layout = make_workload_layout(scenario.name, reference_arch(spec_.family));
+  if (!layout) return make_error(fmt::format("{}: {}", spec_.id, layout.error().message));
+  return layout;
 }
-}  // namespace
 
-Result<WorkloadLayout> AttentionPlugin::workload_layout(const Scenario&) const { return gpu_side_missing(spec_.id); }
-std::vector<SourceFile> AttentionPlugin::device_library() const { return {}; }
-Result<void> AttentionPlugin::fill_inputs(DeviceHost&, const WorkloadLayout&, std::span<const DeviceBuffer>,
-                                          std::uint64_t) const {
-  return gpu_side_missing(spec_.id);
+std::vector<SourceFile> AttentionPlugin::device_library() const { return attention_device_library(spec_.embedded); }
+
+Result<void> AttentionPlugin::fill_inputs(DeviceHost& host, const WorkloadLayout& layout,
+                                          std::span<const DeviceBuffer> tensors, std::uint64_t seed) const {
+  if (auto ok = fill_attention_inputs(host, layout, tensors, seed); !ok) {
+    return make_error(fmt::format("{}: {}", spec_.id, ok.error().message));
+  }
+  return Ok{};
 }
-Result<void> AttentionPlugin::compute_reference(DeviceHost&, const WorkloadLayout&, std::span<const DeviceBuffer>,
-                                                std::span<const DeviceBuffer>, std::span<const DeviceBuffer>) const {
-  return gpu_side_missing(spec_.id);
+
+Result<void> AttentionPlugin::compute_reference(DeviceHost& host, const WorkloadLayout& layout,
+                                                std::span<const DeviceBuffer> tensors,
+                                                std::span<const DeviceBuffer> gold,
+                                                std::span<const DeviceBuffer> same_precision) const {
+  if (auto ok = compute_attention_reference(host, layout, tensors, gold, same_precision); !ok) {
+    return make_error(fmt::format("{}: {}", spec_.id, ok.error().message));
+  }
+  return Ok{};
 }
 
 Constraints attention_constraints() {

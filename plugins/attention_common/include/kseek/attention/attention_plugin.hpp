@@ -32,8 +32,8 @@ class AttentionPlugin : public Plugin {
   Constraints default_constraints() const override;
   std::vector<SourceFile> question_packs() const override;
 
-  // The GPU side (input generators, fp32 and same-precision references) is not written yet: these return an
-  // error that names what is missing, so an evaluation reports it per scenario instead of guessing.
+  // The GPU side (attention_workload.hpp): the layout of a scenario as one AttentionProblem, the embedded device
+  // library, seeded inputs, and the fp32 gold and same-precision references. Not yet run on a GPU.
   Result<WorkloadLayout> workload_layout(const Scenario& scenario) const override;
   std::vector<SourceFile> device_library() const override;
   Result<void> fill_inputs(DeviceHost& host, const WorkloadLayout& layout, std::span<const DeviceBuffer> tensors,

@@ -1,0 +1,696 @@
+// The attention plugins' own device code: input generation and the two references (fp32 gold, same precision),
+// launched by the plugins through DeviceHost. It must never be offered to a candidate, never include a system or
+// toolkit header (kseek's NVRTC offers none), and favour being obviously right over being fast.
+#include <kseek/attention/problem.h>
+
+#include "attention_device_params.h"
+
+namespace kseek {
+namespace attention {
+namespace device {
+
+using u8 = unsigned char;
+using u16 = unsigned short;
+using u32 = unsigned int;
+using u64 = unsigned long long;
+using i64 = long long;
+
+constexpr int kThreads = kReferenceThreads;
+constexpr int kWarps = kThreads / 32;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+// fp8 inputs are stored as e4m3(real * kFp8Unit / u) with descale u / kFp8Unit, u in [0.5, 1.5): typical stored
+// magnitudes sit well inside e4m3's normal range (2^-6 .. 448), the largest (the outlier channels) just below 448.
+constexpr float kFp8Unit = 8.0f;
+constexpr float kFp16Limit = 60000.0f;  // generated values stay finite in fp16 whatever the draw
+
+static_assert(kThreads % 32 == 0 && kMaxQueries % kQueriesPerGroup == 0, "whole warps, whole query groups");
+
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+
+// =====================================================================================================================
+// Element conversions. No cuda_bf16.h / cuda_fp16.h / cuda_fp8.h under NVRTC: PTX cvt (PTX ISA, "Data Movement and
+// Conversion Instructions: cvt"), round to nearest even, as a careful kernel writing these types would.
+// =====================================================================================================================
+
+__device__ __forceinline__ float bf16_to_float(u16 bits) { return __uint_as_float(static_cast<u32>(bits) << 16); }
+
+__device__ __forceinline__ float f16_to_float(u16 bits) {
+  float value;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+  return value;
+}
+
+// PTX ISA cvt .f16x2.e4m3x2 (sm_89+): the low byte becomes the low half; e4m3 -> fp16 is exact.
+__device__ __forceinline__ float e4m3_to_float(u8 bits) {
+  u32 halves;
+  const u16 pair = bits;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(halves) : "h"(pair));
+  return f16_to_float(static_cast<u16>(halves & 0xFFFFu));
+}
+
+__device__ __forceinline__ u16 float_to_bf16(float value) {
+  u16 bits;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+  return bits;
+}
+
+__device__ __forceinline__ u16 float_to_f16(float value) {
+  u16 bits;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+  return bits;
+}
+
+// PTX ISA cvt .satfinite.e4m3x2.f32: a goes to the upper byte, b to the lower; out-of-range values saturate to
+// +-448 (e4m3 "fn" has no infinity), so a generated input is never NaN.
+__device__ __forceinline__ u8 float_to_e4m3(float value) {
+  u16 pair;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.0f), "f"(value));
+  return static_cast<u8>(pair & 0xFFu);
+}
+
+__device__ __forceinline__ float load_element(const void* base, i64 index, int dtype) {
+  switch (dtype) {
+    case kDTypeBF16: return bf16_to_float(static_cast<const u16*>(base)[index]);
+    case kDTypeFP16: return f16_to_float(static_cast<const u16*>(base)[index]);
+    case kDTypeFP8E4M3: return e4m3_to_float(static_cast<const u8*>(base)[index]);
+    default: return static_cast<const float*>(base)[index];
+  }
+}
+
+__device__ __forceinline__ void store_element(void* base, i64 index, int dtype, float value) {
+  switch (dtype) {
+    case kDTypeBF16: static_cast<u16*>(base)[index] = float_to_bf16(value); break;
+    case kDTypeFP16: static_cast<u16*>(base)[index] = float_to_f16(value); break;
+    case kDTypeFP8E4M3: static_cast<u8*>(base)[index] = float_to_e4m3(value); break;
+    default: static_cast<float*>(base)[index] = value; break;
+  }
+}
+
+// The value `value` takes once stored in `dtype` (16-bit types only; anything else stays fp32).
+__device__ __forceinline__ float round_to(int dtype, float value) {
+  if (dtype == kDTypeBF16) return bf16_to_float(float_to_bf16(value));
+  if (dtype == kDTypeFP16) return f16_to_float(float_to_f16(value));
+  return value;
+}
+
+// PTX ISA ex2.approx / lg2.approx: the base-2 exponent and logarithm a FlashAttention-style kernel uses.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float fast_log2(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// =====================================================================================================================
+// Input generation: every element is a pure function of (seed, tensor kind, element index), so a seed gives the same
+// bytes on every GPU. The distributions are built to make wrong kernels fail (ADVERSARIAL.md W3-W9):
+//   * per-head scales 0.5..2 for Q, K and V, per-(kv head, channel) means for V: heads differ, so a wrong GQA map (W7)
+//     or a V average (W4) is far off; logits range from flat to peaked rows;
+//   * in every kv head two K channels carry a large mean M = (0.8..1) * B and the matching two Q channels an amplitude
+//     B * a, a uniform in [-1, 1) per (token, head), with B = sqrt(100 / softmax_scale): row offsets of up to
+//     +-(160..200) logits, so exp(s) without subtracting the row maximum overflows (s > 88.7) or underflows to 0 / 0
+//     (s < -104) in about half of the rows (W9), while rows with small |a| keep flat softmaxes. B stays below 41 for
+//     every head size, so fp8 (x 8) stays inside e4m3's 448;
+//   * one key row in 256 has a K noise six times larger: a few keys dominate the rows that align with them, so a
+//     kernel that skips keys or tails (W5) or misplaces a page (W7) moves those rows by O(1);
+//   * descales are uniform in [0.5, 1.5) / 8 per [sequence, kv head] and tensor (W8), sinks uniform in [-2, 10).
+// =====================================================================================================================
+
+__device__ __forceinline__ u64 splitmix64(u64 z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ u64 hash3(u64 seed, u64 tag, u64 index) {
+  return splitmix64(seed ^ splitmix64(tag * 0xD1B54A32D192ED03ull + index));
+}
+
+__device__ __forceinline__ float unit_float(u64 bits) {  // [0, 1)
+  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
+}
+
+__device__ __forceinline__ float gaussian(u64 h) {  // mean 0, variance 1 (Irwin-Hall of four 16-bit uniforms)
+  const float sum4 = static_cast<float>((h & 0xFFFF) + ((h >> 16) & 0xFFFF) + ((h >> 32) & 0xFFFF) + (h >> 48));
+  return (sum4 * (1.0f / 65536.0f) - 2.0f) * 1.7320508f;
+}
+
+__device__ __forceinline__ float log_uniform_scale(u64 h) { return exp2f(-1.0f + 2.0f * unit_float(h)); }  // 0.5..2
+
+enum Tag : u64 {
+  kTagQHead = 1, kTagQAmplitude, kTagQElement, kTagKHead, kTagKRow, kTagKElement, kTagVHead, kTagVMean,
+  kTagVElement, kTagQvHead, kTagQvElement, kTagDescale, kTagSink,
+};
+
+// The character of kv head g's keys: a noise scale and two outlier channels with a large mean.
+struct KHead {
+  float sigma;
+  float mean;
+  int c0, c1;
+};
+
+__device__ __forceinline__ float outlier_amplitude(float logit_scale) { return sqrtf(100.0f / logit_scale); }
+
+__device__ KHead k_head(u64 seed, int g, int head_dim, float logit_scale) {
+  const u64 h = hash3(seed, kTagKHead, static_cast<u64>(g));
+  KHead k;
+  k.sigma = log_uniform_scale(h);
+  k.mean = outlier_amplitude(logit_scale) * (0.8f + 0.2f * unit_float(splitmix64(h ^ 2)));
+  k.c0 = static_cast<int>(splitmix64(h ^ 3) % static_cast<u64>(head_dim));
+  k.c1 = (k.c0 + 1 + static_cast<int>(splitmix64(h ^ 4) % static_cast<u64>(head_dim - 1))) % head_dim;
+  return k;
+}
+
+__device__ float generate(const FillParams& p, i64 i) {
+  const int c = static_cast<int>(i % p.dim);
+  const i64 row_head = i / p.dim;
+  const int head = static_cast<int>(row_head % p.heads);
+  const i64 row = row_head / p.heads;
+  const u64 seed = p.seed;
+  switch (p.kind) {
+    case kFillQ: {
+      const KHead kh = k_head(seed, head / p.group, p.head_dim, p.logit_scale);
+      float value = log_uniform_scale(hash3(seed, kTagQHead, head)) * gaussian(hash3(seed, kTagQElement, i));
+      if (c == kh.c0 || c == kh.c1) {
+        const float a = 2.0f * unit_float(hash3(seed, kTagQAmplitude, static_cast<u64>(row_head))) - 1.0f;
+        value += outlier_amplitude(p.logit_scale) * a;
+      }
+      return value;
+    }
+    case kFillK: {
+      const KHead kh = k_head(seed, head, p.head_dim, p.logit_scale);
+      const bool outlier_row = (hash3(seed, kTagKRow, static_cast<u64>(row)) & 255) == 0;
+      float value = kh.sigma * (outlier_row ? 6.0f : 1.0f) * gaussian(hash3(seed, kTagKElement, i));
+      if (c == kh.c0 || c == kh.c1) value += kh.mean;
+      return value;
+    }
+    case kFillV: {
+      const float sigma = log_uniform_scale(hash3(seed, kTagVHead, head));
+      const float mean = 2.0f * unit_float(hash3(seed, kTagVMean, static_cast<u64>(head) * p.dim + c)) - 1.0f;
+      return mean + sigma * gaussian(hash3(seed, kTagVElement, i));
+    }
+    default: {  // kFillQv
+      return log_uniform_scale(hash3(seed, kTagQvHead, head)) * gaussian(hash3(seed, kTagQvElement, i));
+    }
+  }
+}
+
+// =====================================================================================================================
+// Reference helpers
+// =====================================================================================================================
+
+// Keys [begin, end) visible to query row `row` of a (sq, sk) sequence, exactly as problem.h states the mask.
+__device__ void visible_range(const AttentionProblem& p, i64 sq, i64 sk, i64 row, i64& begin, i64& end) {
+  const i64 diagonal = row + sk - sq;  // bottom-right alignment
+  const int right = p.causal ? 0 : p.window_right;
+  begin = 0;
+  end = sk;
+  if (right >= 0 && diagonal + right + 1 < end) end = diagonal + right + 1;
+  if (p.window_left >= 0 && diagonal - p.window_left > begin) begin = diagonal - p.window_left;
+  if (begin > sk) begin = sk;
+  if (end < begin) end = begin;
+}
+
+__device__ __forceinline__ float warp_max(float value) {
+  for (int offset = 16; offset > 0; offset >>= 1) value = fmaxf(value, __shfl_xor_sync(0xFFFFFFFFu, value, offset));
+  return value;
+}
+__device__ __forceinline__ float warp_sum(float value) {
+  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xFFFFFFFFu, value, offset);
+  return value;
+}
+
+__device__ __forceinline__ int round_up4(int value) { return (value + 3) & ~3; }
+
+// One CTA's share of the problem: a tile of query rows of one sequence, a tile of the query heads of one kv head,
+// and one split of the keys those rows see.
+struct TileWork {
+  int b, g, row0, head0, queries, padded_queries;
+  int heads_here;  // heads of this head tile (the last tile of a group may hold fewer than heads_per_tile)
+  i64 q_start, sq, sk, k_start;
+  i64 key_begin, key_end;  // this split's keys
+  float qk_descale, v_descale;
+};
+
+__device__ TileWork tile_work(const ReferenceParams& rp) {
+  const AttentionProblem& p = rp.problem;
+  const int2 tile = reinterpret_cast<const int2*>(rp.tiles)[blockIdx.x];
+  TileWork w;
+  w.b = tile.x;
+  w.row0 = tile.y;
+  const int group = p.num_heads_q / p.num_heads_kv;
+  const int head_tile = static_cast<int>(blockIdx.y) % rp.head_tiles;
+  w.g = static_cast<int>(blockIdx.y) / rp.head_tiles;
+  w.head0 = w.g * group + head_tile * rp.heads_per_tile;
+  w.heads_here = group - head_tile * rp.heads_per_tile < rp.heads_per_tile ? group - head_tile * rp.heads_per_tile
+                                                                            : rp.heads_per_tile;
+  w.queries = rp.rows_per_tile * rp.heads_per_tile;
+  w.padded_queries = round_up4(w.queries);
+  w.q_start = p.cu_seqlens_q[w.b];
+  w.sq = p.cu_seqlens_q[w.b + 1] - w.q_start;
+  w.sk = p.seqused_k != nullptr ? p.seqused_k[w.b] : p.cu_seqlens_k[w.b + 1] - p.cu_seqlens_k[w.b];
+  w.k_start = p.paged ? 0 : p.cu_seqlens_k[w.b];
+  // Visible ranges move right monotonically with the row, so the first and last rows of the tile bound the union.
+  i64 last_row = w.row0 + rp.rows_per_tile - 1;
+  if (last_row > w.sq - 1) last_row = w.sq - 1;
+  i64 begin, end, unused;
+  visible_range(p, w.sq, w.sk, w.row0, begin, unused);
+  visible_range(p, w.sq, w.sk, last_row, unused, end);
+  if (end < begin) end = begin;
+  const i64 per_split = (end - begin + rp.splits - 1) / rp.splits;
+  w.key_begin = begin + per_split * blockIdx.z;
+  w.key_end = w.key_begin + per_split < end ? w.key_begin + per_split : end;
+  if (w.key_begin > w.key_end) w.key_begin = w.key_end;
+  w.qk_descale = 1.0f;
+  w.v_descale = 1.0f;
+  if (p.dtype_qkv == kDTypeFP8E4M3) {
+    const i64 d = static_cast<i64>(w.b) * p.descale_batch_stride + static_cast<i64>(w.g) * p.descale_head_stride;
+    if (p.q_descale != nullptr) w.qk_descale *= p.q_descale[d];
+    if (p.k_descale != nullptr) w.qk_descale *= p.k_descale[d];
+    if (p.v_descale != nullptr) w.v_descale = p.v_descale[d];
+  }
+  return w;
+}
+
+// Query vector q of a tile: row row0 + q / heads_per_tile of the sequence, head head0 + q % heads_per_tile.
+__device__ __forceinline__ i64 query_row(const ReferenceParams& rp, const TileWork& w, int q) {
+  return w.row0 + q / rp.heads_per_tile;
+}
+__device__ __forceinline__ int query_head(const ReferenceParams& rp, const TileWork& w, int q) {
+  return w.head0 + q % rp.heads_per_tile;
+}
+// False for padding: past the tile's query vectors, the head tile's heads, or the sequence's rows.
+__device__ __forceinline__ bool query_valid(const ReferenceParams& rp, const TileWork& w, int q) {
+  return q < w.queries && q % rp.heads_per_tile < w.heads_here && query_row(rp, w, q) < w.sq;
+}
+
+__device__ __forceinline__ float logit(const AttentionProblem& p, float raw, float qk_descale) {
+  const float x = p.softmax_scale * (raw * qk_descale);
+  return p.softcap > 0.0f ? p.softcap * tanhf(x / p.softcap) : x;
+}
+
+// Shared memory of a reference CTA, carved by make_smem_plan (attention_device_params.h).
+struct Smem {
+  float* q;        // [padded queries][q_pitch]
+  float* kv;       // [chunk][kv_pitch]
+  float* p;        // [padded queries][chunk]
+  float* p_low;    // [padded queries][chunk]
+  i64* offsets;    // [chunk][2]: K row, V row
+  float* stats;    // [padded queries][4]
+  i64* range;      // [padded queries][2]
+  SmemPlan plan;
+};
+
+extern __shared__ __align__(16) float kseek_attention_reference_smem[];
+
+__device__ Smem carve_smem(const ReferenceParams& rp, const TileWork& w) {
+  Smem s;
+  s.plan = make_smem_plan(w.padded_queries, rp.qk_dim, rp.problem.head_dim_v);
+  float* base = kseek_attention_reference_smem;
+  s.q = base + s.plan.q_offset;
+  s.kv = base + s.plan.kv_offset;
+  s.p = base + s.plan.p_offset;
+  s.p_low = base + s.plan.p_low_offset;
+  s.offsets = reinterpret_cast<i64*>(base + s.plan.offsets_offset);
+  s.stats = base + s.plan.stats_offset;
+  s.range = reinterpret_cast<i64*>(base + s.plan.range_offset);
+  return s;
+}
+
+// Loads the tile's query vectors (Q, then q_v when present; zero rows past the sequence or the tile) and their
+// visible key ranges.
+__device__ void load_queries(const ReferenceParams& rp, const TileWork& w, const Smem& s) {
+  const AttentionProblem& p = rp.problem;
+  const int d = p.head_dim;
+  for (int q = threadIdx.x; q < w.padded_queries; q += kThreads) {
+    i64 begin = 0, end = 0;
+    if (query_valid(rp, w, q)) visible_range(p, w.sq, w.sk, query_row(rp, w, q), begin, end);
+    s.range[2 * q] = begin;
+    s.range[2 * q + 1] = end;
+  }
+  for (int idx = threadIdx.x; idx < w.padded_queries * rp.qk_dim; idx += kThreads) {
+    const int q = idx / rp.qk_dim;
+    const int dd = idx - q * rp.qk_dim;
+    float value = 0.0f;
+    if (query_valid(rp, w, q)) {
+      const i64 token = w.q_start + query_row(rp, w, q);
+      const i64 h = query_head(rp, w, q);
+      value = dd < d ? load_element(p.q, token * p.q_row_stride + h * p.q_head_stride + dd, p.dtype_qkv)
+                     : load_element(p.q_v, token * p.qv_row_stride + h * p.qv_head_stride + (dd - d), p.dtype_qkv);
+    }
+    s.q[q * s.plan.q_pitch + dd] = value;
+  }
+}
+
+// Element offsets of the chunk's K and V rows (through the block table when paged).
+__device__ void chunk_offsets(const ReferenceParams& rp, const TileWork& w, const Smem& s, i64 first_key, int count) {
+  const AttentionProblem& p = rp.problem;
+  for (int j = threadIdx.x; j < count; j += kThreads) {
+    const i64 key = first_key + j;
+    i64 k_row, v_row;
+    if (p.paged) {
+      const i64 page = p.block_table[static_cast<i64>(w.b) * p.block_table_batch_stride + key / p.block_size];
+      const i64 slot = key % p.block_size;
+      k_row = page * p.k_block_stride + slot * p.k_row_stride;
+      v_row = page * p.v_block_stride + slot * p.v_row_stride;
+    } else {
+      k_row = (w.k_start + key) * p.k_row_stride;
+      v_row = (w.k_start + key) * p.v_row_stride;
+    }
+    s.offsets[2 * j] = k_row + static_cast<i64>(w.g) * p.k_head_stride;
+    s.offsets[2 * j + 1] = v_row + static_cast<i64>(w.g) * p.v_head_stride;
+  }
+}
+
+// Fills kv[j][0, width) for every row of the chunk: K (then V when q_v joins the logit) or V alone; rows past
+// `count` are zero so that 0 * row never meets a stale non-finite value.
+__device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int count, bool keys) {
+  const AttentionProblem& p = rp.problem;
+  const int d = p.head_dim;
+  const int width = keys ? rp.qk_dim : p.head_dim_v;
+  for (int idx = threadIdx.x; idx < s.plan.chunk * width; idx += kThreads) {
+    const int j = idx / width;
+    const int dd = idx - j * width;
+    float value = 0.0f;
+    if (j < count) {
+      if (keys && dd < d) {
+        value = load_element(p.k, s.offsets[2 * j] + dd, p.dtype_qkv);
+      } else {
+        value = load_element(p.v, s.offsets[2 * j + 1] + (keys ? dd - d : dd), p.dtype_qkv);
+      }
+    }
+    s.kv[j * s.plan.kv_pitch + dd] = value;
+  }
+}
+
+// Scores of the chunk: thread unit (key j, query group) computes four dot products from shared memory. Pass 1 stores
+// s (-inf where masked); pass 2 stores p = exp(s - m) and p rounded to the P precision.
+template <bool kOutputPass>
+__device__ void chunk_scores(const ReferenceParams& rp, const TileWork& w, const Smem& s, i64 first_key, int count) {
+  const AttentionProblem& p = rp.problem;
+  const int chunk = s.plan.chunk;
+  const int groups = w.padded_queries / kQueriesPerGroup;
+  const int vec = rp.qk_dim / 4;
+  for (int u = threadIdx.x; u < chunk * groups; u += kThreads) {
+    const int j = u % chunk;
+    const int q0 = (u / chunk) * kQueriesPerGroup;
+    float acc[kQueriesPerGroup] = {0.0f, 0.0f, 0.0f, 0.0f};
+    const float4* krow = reinterpret_cast<const float4*>(s.kv + j * s.plan.kv_pitch);
+#pragma unroll 2
+    for (int t = 0; t < vec; ++t) {
+      const float4 k4 = krow[t];
+#pragma unroll
+      for (int qq = 0; qq < kQueriesPerGroup; ++qq) {
+        const float4 q4 = reinterpret_cast<const float4*>(s.q + (q0 + qq) * s.plan.q_pitch)[t];
+        acc[qq] = fmaf(q4.x, k4.x, acc[qq]);
+        acc[qq] = fmaf(q4.y, k4.y, acc[qq]);
+        acc[qq] = fmaf(q4.z, k4.z, acc[qq]);
+        acc[qq] = fmaf(q4.w, k4.w, acc[qq]);
+      }
+    }
+    const i64 key = first_key + j;
+#pragma unroll
+    for (int qq = 0; qq < kQueriesPerGroup; ++qq) {
+      const int q = q0 + qq;
+      const bool visible = j < count && key >= s.range[2 * q] && key < s.range[2 * q + 1];
+      const float score = visible ? logit(p, acc[qq], w.qk_descale) : neg_inf();
+      if constexpr (kOutputPass) {
+        const float prob = visible ? expf(score - s.stats[4 * q]) : 0.0f;
+        s.p[q * chunk + j] = prob;
+        s.p_low[q * chunk + j] = round_to(rp.p_dtype, prob);
+      } else {
+        s.p[q * chunk + j] = score;
+      }
+    }
+  }
+}
+
+// The global index of query vector q (token * hq + head), or -1 when q is padding.
+__device__ __forceinline__ i64 query_vector(const ReferenceParams& rp, const TileWork& w, int q) {
+  if (!query_valid(rp, w, q)) return -1;
+  return (w.q_start + query_row(rp, w, q)) * rp.problem.num_heads_q + query_head(rp, w, q);
+}
+
+}  // namespace device
+}  // namespace attention
+}  // namespace kseek
+
+using kseek::attention::device::FillParams;
+using kseek::attention::device::ReferenceParams;
+namespace dev = kseek::attention::device;
+
+// Grid-stride over one tensor's elements (FillKind): values as described under "Input generation", then rounded to
+// the tensor's type (fp8: scaled by kFp8Unit first, saturating).
+extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const FillParams p) {
+  void* out = reinterpret_cast<void*>(p.out);
+  const dev::i64 count = static_cast<dev::i64>(p.count);
+  for (dev::i64 i = blockIdx.x * static_cast<dev::i64>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<dev::i64>(gridDim.x) * blockDim.x) {
+    float value;
+    if (p.kind == dev::kFillDescale) {
+      value = (0.5f + dev::unit_float(dev::hash3(p.seed, dev::kTagDescale + 16 * p.tensor, i))) / dev::kFp8Unit;
+    } else if (p.kind == dev::kFillSinks) {
+      value = -2.0f + 12.0f * dev::unit_float(dev::hash3(p.seed, dev::kTagSink, i));
+    } else {
+      value = dev::generate(p, i);
+      if (p.dtype == kseek::attention::kDTypeFP8E4M3) value *= dev::kFp8Unit;
+      if (p.dtype == kseek::attention::kDTypeFP16) value = fminf(fmaxf(value, -dev::kFp16Limit), dev::kFp16Limit);
+    }
+    dev::store_element(out, i, p.dtype, value);
+  }
+}
+
+// Pass 1, grid (tiles, kv heads x head tiles, splits): per query vector and split, the maximum logit m and
+// z = sum exp(s - m) over the split's visible keys (fp32, accurate expf), and the same in base 2 with the approximate
+// ex2 a FlashAttention-style kernel uses (m2, l2), for the same-precision LSE. Writes split_stats for every valid
+// query vector, (-inf, 0, -inf, 0) when the split holds none of its keys.
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_stats(const ReferenceParams rp) {
+  const dev::TileWork w = dev::tile_work(rp);
+  const dev::Smem s = dev::carve_smem(rp, w);
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  dev::load_queries(rp, w, s);
+  for (int q = threadIdx.x; q < w.padded_queries; q += dev::kThreads) {
+    s.stats[4 * q + 0] = dev::neg_inf();
+    s.stats[4 * q + 1] = 0.0f;
+    s.stats[4 * q + 2] = dev::neg_inf();
+    s.stats[4 * q + 3] = 0.0f;
+  }
+  for (dev::i64 first = w.key_begin; first < w.key_end; first += s.plan.chunk) {
+    const int count = static_cast<int>(w.key_end - first < s.plan.chunk ? w.key_end - first : s.plan.chunk);
+    dev::chunk_offsets(rp, w, s, first, count);
+    __syncthreads();  // offsets written before any row load uses them; queries and ranges loaded (first chunk)
+    dev::load_chunk_rows(rp, s, count, /*keys=*/true);
+    __syncthreads();  // the K chunk is complete before any dot product reads it
+    dev::chunk_scores<false>(rp, w, s, first, count);
+    __syncthreads();  // every score of the chunk is written before the warps reduce rows
+    for (int q = warp; q < w.queries; q += dev::kWarps) {
+      const float* row = s.p + q * s.plan.chunk;
+      float chunk_max = dev::neg_inf();
+      for (int j = lane; j < count; j += 32) chunk_max = fmaxf(chunk_max, row[j]);
+      chunk_max = dev::warp_max(chunk_max);
+      if (chunk_max == dev::neg_inf()) continue;  // warp-uniform: no visible key in this chunk
+      const float m_old = s.stats[4 * q + 0];
+      const float m2_old = s.stats[4 * q + 2];
+      const float m_new = fmaxf(m_old, chunk_max);
+      const float m2_new = m_new * dev::kLog2e;
+      float z = 0.0f, l2 = 0.0f;
+      for (int j = lane; j < count; j += 32) {
+        const float score = row[j];
+        if (score != dev::neg_inf()) {
+          z += expf(score - m_new);
+          l2 += dev::fast_exp2(score * dev::kLog2e - m2_new);
+        }
+      }
+      z = dev::warp_sum(z);
+      l2 = dev::warp_sum(l2);
+      if (lane == 0) {
+        s.stats[4 * q + 0] = m_new;
+        s.stats[4 * q + 1] = s.stats[4 * q + 1] * expf(m_old - m_new) + z;  // exp(-inf) = 0 for the first chunk
+        s.stats[4 * q + 2] = m2_new;
+        s.stats[4 * q + 3] = s.stats[4 * q + 3] * dev::fast_exp2(m2_old - m2_new) + l2;
+      }
+    }
+    __syncthreads();  // the reduction has read every score before the next chunk overwrites kv and p
+  }
+  __syncthreads();  // initial stats visible when the split had no chunk at all
+  const dev::i64 vectors = static_cast<dev::i64>(rp.problem.total_q) * rp.problem.num_heads_q;
+  float4* out = reinterpret_cast<float4*>(rp.split_stats);
+  for (int q = threadIdx.x; q < w.queries; q += dev::kThreads) {
+    const dev::i64 v = dev::query_vector(rp, w, q);
+    if (v < 0) continue;
+    out[blockIdx.z * vectors + v] = make_float4(s.stats[4 * q], s.stats[4 * q + 1], s.stats[4 * q + 2],
+                                                s.stats[4 * q + 3]);
+  }
+}
+
+// Grid-stride over query vectors (token * hq + head): merges the splits' statistics in split order, adds the sink,
+// writes final_stats (m, Z) and both LSEs: gold m + log Z (accurate logf), same precision (m2 + lg2.approx l2) * ln 2.
+// A row with no visible key and no sink keeps Z = 0: LSE -inf.
+extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_reference_finish_stats(const ReferenceParams rp) {
+  const kseek::attention::AttentionProblem& p = rp.problem;
+  const dev::i64 vectors = static_cast<dev::i64>(p.total_q) * p.num_heads_q;
+  const float4* stats = reinterpret_cast<const float4*>(rp.split_stats);
+  float2* final_stats = reinterpret_cast<float2*>(rp.final_stats);
+  for (dev::i64 v = blockIdx.x * static_cast<dev::i64>(blockDim.x) + threadIdx.x; v < vectors;
+       v += static_cast<dev::i64>(gridDim.x) * blockDim.x) {
+    float m = dev::neg_inf(), m2 = dev::neg_inf();
+    for (int split = 0; split < rp.splits; ++split) {
+      const float4 st = stats[split * vectors + v];
+      m = fmaxf(m, st.x);
+      m2 = fmaxf(m2, st.z);
+    }
+    float z = 0.0f, l2 = 0.0f;
+    for (int split = 0; split < rp.splits; ++split) {
+      const float4 st = stats[split * vectors + v];
+      if (st.x != dev::neg_inf()) {
+        z += st.y * expf(st.x - m);
+        l2 += st.w * dev::fast_exp2(st.z - m2);
+      }
+    }
+    const int head = static_cast<int>(v % p.num_heads_q);
+    const dev::i64 token = v / p.num_heads_q;
+    if (p.has_sinks) {
+      const float sink = p.sinks[head];
+      const float m_all = fmaxf(m, sink);
+      z = (m == dev::neg_inf() ? 0.0f : z * expf(m - m_all)) + expf(sink - m_all);
+      m = m_all;
+      const float sink2 = sink * dev::kLog2e;
+      const float m2_all = fmaxf(m2, sink2);
+      l2 = (m2 == dev::neg_inf() ? 0.0f : l2 * dev::fast_exp2(m2 - m2_all)) + dev::fast_exp2(sink2 - m2_all);
+      m2 = m2_all;
+    }
+    final_stats[v] = make_float2(m, z);
+    const dev::i64 lse_index = static_cast<dev::i64>(head) * p.lse_head_stride + token;
+    if (rp.gold_lse != 0) {
+      reinterpret_cast<float*>(rp.gold_lse)[lse_index] = z > 0.0f ? m + logf(z) : dev::neg_inf();
+    }
+    if (rp.same_lse != 0) {
+      reinterpret_cast<float*>(rp.same_lse)[lse_index] =
+          l2 > 0.0f ? (m2 + dev::fast_log2(l2)) * dev::kLn2 : dev::neg_inf();
+    }
+  }
+}
+
+// Pass 2, the grid of pass 1: p = exp(s - m) with the row's final maximum, then two P.V sums per output element:
+// gold with p in fp32, same precision with p rounded to rp.p_dtype (what a kernel feeding P to a 16-bit MMA does).
+// Thread units (channel, query group), up to kMaxUnitsPerThread each, keep their sums in registers. With one split
+// the outputs are written here: gold O = sum * v_descale / Z in fp32, same-precision O the same rounded to dtype_o;
+// with several, the scaled sums go to partial_o for attention_reference_combine.
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_output(const ReferenceParams rp) {
+  const kseek::attention::AttentionProblem& p = rp.problem;
+  const dev::TileWork w = dev::tile_work(rp);
+  const dev::Smem s = dev::carve_smem(rp, w);
+  const int dv = p.head_dim_v;
+  const int units = dv * (w.padded_queries / dev::kQueriesPerGroup);
+  const dev::i64 vectors = static_cast<dev::i64>(p.total_q) * p.num_heads_q;
+  dev::load_queries(rp, w, s);
+  const float2* final_stats = reinterpret_cast<const float2*>(rp.final_stats);
+  for (int q = threadIdx.x; q < w.padded_queries; q += dev::kThreads) {
+    const dev::i64 v = dev::query_vector(rp, w, q);
+    const float2 st = v >= 0 ? final_stats[v] : make_float2(0.0f, 0.0f);
+    s.stats[4 * q + 0] = st.x;  // m (finite whenever some key of the row is visible)
+    s.stats[4 * q + 1] = st.y;  // Z
+  }
+  float gold[dev::kMaxUnitsPerThread][dev::kQueriesPerGroup];
+  float same[dev::kMaxUnitsPerThread][dev::kQueriesPerGroup];
+#pragma unroll
+  for (int i = 0; i < dev::kMaxUnitsPerThread; ++i) {
+#pragma unroll
+    for (int qq = 0; qq < dev::kQueriesPerGroup; ++qq) {
+      gold[i][qq] = 0.0f;
+      same[i][qq] = 0.0f;
+    }
+  }
+  const int v_column = p.has_q_v ? p.head_dim : 0;  // with q_v the chunk rows hold [k | v]
+  for (dev::i64 first = w.key_begin; first < w.key_end; first += s.plan.chunk) {
+    const int count = static_cast<int>(w.key_end - first < s.plan.chunk ? w.key_end - first : s.plan.chunk);
+    dev::chunk_offsets(rp, w, s, first, count);
+    __syncthreads();  // offsets written before any row load uses them; queries and stats loaded (first chunk)
+    dev::load_chunk_rows(rp, s, count, /*keys=*/true);
+    __syncthreads();  // the K chunk is complete before any dot product reads it
+    dev::chunk_scores<true>(rp, w, s, first, count);
+    __syncthreads();  // p and p_low complete; every dot product is done with the K rows
+    if (!p.has_q_v) {
+      dev::load_chunk_rows(rp, s, count, /*keys=*/false);
+      __syncthreads();  // the V chunk is complete before P.V reads it
+    }
+    const int keys4 = dev::round_up4(count);  // rows and p columns past `count` are zero
+#pragma unroll
+    for (int i = 0; i < dev::kMaxUnitsPerThread; ++i) {
+      const int u = threadIdx.x + i * dev::kThreads;
+      if (u >= units) continue;
+      const int q0 = (u / dv) * dev::kQueriesPerGroup;
+      const int c = u % dv;
+      const float* vcol = s.kv + v_column + c;
+#pragma unroll 1
+      for (int j = 0; j < keys4; j += 4) {
+        const float v0 = vcol[(j + 0) * s.plan.kv_pitch];
+        const float v1 = vcol[(j + 1) * s.plan.kv_pitch];
+        const float v2 = vcol[(j + 2) * s.plan.kv_pitch];
+        const float v3 = vcol[(j + 3) * s.plan.kv_pitch];
+#pragma unroll
+        for (int qq = 0; qq < dev::kQueriesPerGroup; ++qq) {
+          const float4 pg = *reinterpret_cast<const float4*>(s.p + (q0 + qq) * s.plan.chunk + j);
+          const float4 pl = *reinterpret_cast<const float4*>(s.p_low + (q0 + qq) * s.plan.chunk + j);
+          gold[i][qq] = fmaf(pg.x, v0, fmaf(pg.y, v1, fmaf(pg.z, v2, fmaf(pg.w, v3, gold[i][qq]))));
+          same[i][qq] = fmaf(pl.x, v0, fmaf(pl.y, v1, fmaf(pl.z, v2, fmaf(pl.w, v3, same[i][qq]))));
+        }
+      }
+    }
+    __syncthreads();  // P.V is done with kv, p and p_low before the next chunk overwrites them
+  }
+  __syncthreads();  // stats visible when the split had no chunk at all
+#pragma unroll
+  for (int i = 0; i < dev::kMaxUnitsPerThread; ++i) {
+    const int u = threadIdx.x + i * dev::kThreads;
+    if (u >= units) continue;
+    const int q0 = (u / dv) * dev::kQueriesPerGroup;
+    const int c = u % dv;
+#pragma unroll
+    for (int qq = 0; qq < dev::kQueriesPerGroup; ++qq) {
+      const int q = q0 + qq;
+      const dev::i64 v = dev::query_vector(rp, w, q);
+      if (v < 0) continue;
+      const float g_sum = gold[i][qq] * w.v_descale;
+      const float s_sum = same[i][qq] * w.v_descale;
+      const dev::i64 index = v * dv + c;
+      if (rp.splits == 1) {
+        const float z = s.stats[4 * q + 1];
+        reinterpret_cast<float*>(rp.gold_o)[index] = z > 0.0f ? g_sum / z : 0.0f;
+        dev::store_element(reinterpret_cast<void*>(rp.same_o), index, p.dtype_o, z > 0.0f ? s_sum / z : 0.0f);
+      } else {
+        reinterpret_cast<float2*>(rp.partial_o)[blockIdx.z * vectors * dv + index] = make_float2(g_sum, s_sum);
+      }
+    }
+  }
+}
+
+// Grid-stride over output elements (token, head, channel), only when splits > 1: sums the partial P.V sums in split
+// order and divides by Z (0 for a row that sees no key).
+extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_reference_combine(const ReferenceParams rp) {
+  const kseek::attention::AttentionProblem& p = rp.problem;
+  const int dv = p.head_dim_v;
+  const dev::i64 vectors = static_cast<dev::i64>(p.total_q) * p.num_heads_q;
+  const dev::i64 elements = vectors * dv;
+  const float2* partial = reinterpret_cast<const float2*>(rp.partial_o);
+  const float2* final_stats = reinterpret_cast<const float2*>(rp.final_stats);
+  for (dev::i64 e = blockIdx.x * static_cast<dev::i64>(blockDim.x) + threadIdx.x; e < elements;
+       e += static_cast<dev::i64>(gridDim.x) * blockDim.x) {
+    float g_sum = 0.0f, s_sum = 0.0f;
+    for (int split = 0; split < rp.splits; ++split) {
+      const float2 part = partial[split * elements + e];
+      g_sum += part.x;
+      s_sum += part.y;
+    }
+    const float z = final_stats[e / dv].y;
+    reinterpret_cast<float*>(rp.gold_o)[e] = z > 0.0f ? g_sum / z : 0.0f;
+    dev::store_element(reinterpret_cast<void*>(rp.same_o), e, p.dtype_o, z > 0.0f ? s_sum / z : 0.0f);
+  }
+}
