@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -378,6 +379,32 @@ class ScenarioRunner {
     if (!filled) return Verdict{"NOT_RUNNABLE", "plugin could not fill inputs: " + filled.error().message};
     const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream());
     if (rc != CUDA_SUCCESS) return Verdict{"NOT_RUNNABLE", gpu::describe_cuda_error(api_, rc, "filling inputs")};
+    auto fingerprint = inputs_fingerprint(set);
+    if (!fingerprint) return infrastructure(fingerprint.error());
+    input_fingerprints_[set] = *fingerprint;
+    return std::nullopt;
+  }
+
+  Result<std::uint64_t> inputs_fingerprint(std::uint32_t set) {
+    std::uint64_t combined = 0;
+    for (std::size_t i = 0; i < layout_.tensors.size(); ++i) {
+      if (layout_.tensors[i].role != TensorRole::kInput || inputs_[set][i].bytes == 0) continue;
+      auto f = session_.fingerprint(inputs_[set][i], 0, inputs_[set][i].bytes);
+      if (!f) return f.error();
+      combined = combined * 0x100000001b3ull ^ *f;
+    }
+    return combined;
+  }
+
+  // Inputs are read-only to candidates: a candidate that rewrote them could make the reference (computed after
+  // it ran, on the same buffers) or the seed's re-check agree with whatever it wrote.
+  std::optional<Verdict> check_inputs_untouched(std::uint32_t set, const std::string& when) {
+    auto now = inputs_fingerprint(set);
+    if (!now) return infrastructure(now.error());
+    if (*now != input_fingerprints_[set]) {
+      return Verdict{"FAILED", fmt::format("the candidate modified its input tensors ({}, set {}); inputs are "
+                                           "read-only", when, set)};
+    }
     return std::nullopt;
   }
 
@@ -412,6 +439,7 @@ class ScenarioRunner {
       if (auto v = run_once(candidate_, set)) return v;
       auto second = outputs_fingerprint();
       if (!second) return infrastructure(second.error());
+      if (auto v = check_inputs_untouched(set, "correctness runs")) return v;
       if (*first != *second) {
         return Verdict{"FAILED", fmt::format("two runs on the same inputs (set {}, seed {}) gave different outputs: a "
                                              "race or uninitialised memory", set, seed)};
@@ -595,6 +623,7 @@ class ScenarioRunner {
   // The timed candidate output, checked against the seed run afterwards on the same inputs (R2, R3).
   std::optional<Verdict> verify_timed_output(std::uint32_t set) {
     if (auto v = check_guards("the candidate (timed)")) return v;
+    if (auto v = check_inputs_untouched(set, "a timed launch")) return v;
     auto kept = keep_outputs("timed candidate outputs");
     if (!kept) return infrastructure(kept.error());
     if (auto v = run_once(seed_, set)) return Verdict{"NOT_RUNNABLE", "the seed failed: " + v->message};
@@ -625,6 +654,7 @@ class ScenarioRunner {
   Side candidate_;
   Side seed_;
   std::vector<std::vector<DeviceBuffer>> inputs_;
+  std::map<std::uint32_t, std::uint64_t> input_fingerprints_;  // per input set, taken right after each fill
   std::vector<OutputBuffer> outputs_;
   double allowed_distance_max_ = 0;
   double allowed_distance_mean_ = 0;
