@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -30,6 +31,9 @@ nlohmann::json parse(const Run& run) {
 }
 
 const std::string kCandidates = KSEEK_FIXTURE_CANDIDATES;
+
+// The repository root, from the fixture folder's location (tests/fixtures/candidates).
+std::string fs_root() { return kCandidates + "/../../.."; }
 
 TEST(Cli, VersionNamesTheSdk) {
   const auto run = kseek("--version");
@@ -129,6 +133,23 @@ TEST(Cli, EvalWithoutAGpuBuildsChecksAndSaysSo) {
   EXPECT_EQ(j.at("status"), "NEEDS_GPU");
   EXPECT_NE(j.value("message", "").find("needs a GPU"), std::string::npos) << j.dump(2);
   for (const auto& b : j.at("builds")) EXPECT_EQ(b.at("status"), "OK") << b.dump();
+}
+
+TEST(Cli, ShippedQuestionPacksLintCleanAndAreListed) {
+  const std::string root = fs_root();
+  for (const char* pack : {"questionbank/core.json", "questionbank/another-implementation.json",
+                           "plugins/attention_fa3/packs/hopper.json", "plugins/attention_fa4/packs/blackwell.json"}) {
+    const auto run = kseek("questions lint '" + root + "/" + pack + "'", true);
+    EXPECT_EQ(run.exit_code, 0) << pack << ":\n" << run.out;
+  }
+  const auto list = kseek("questions list --json");
+  ASSERT_EQ(list.exit_code, 0) << list.out;
+  std::map<std::string, int> per_pack;
+  const auto listed = parse(list);  // kept: iterating a member of a temporary would dangle
+  for (const auto& item : listed.at("questions")) per_pack[item.at("pack").get<std::string>()]++;
+  EXPECT_GE(per_pack["core"], 101);
+  EXPECT_GE(per_pack["another-implementation"], 5);
+  EXPECT_GE(per_pack["hopper"] + per_pack["blackwell"], 18);
 }
 
 TEST(Cli, ConstraintsOverrideCanLiftARule) {

@@ -14,5 +14,6 @@ void register_build_commands(CLI::App& app, GlobalOptions& options, int& exit_co
 void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_worker_command(CLI::App& app, GlobalOptions& options, int& exit_code);
+void register_questions_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // lint, list, install
 
 }  // namespace kseek::cli

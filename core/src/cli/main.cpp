@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   register_eval_command(app, options, exit_code);
   register_doctor_command(app, options, exit_code);
   register_worker_command(app, options, exit_code);
+  register_questions_command(app, options, exit_code);
 
   try {
     app.parse(argc, argv);
