@@ -69,6 +69,7 @@ AttentionProblem problem_with_addresses(const WorkloadLayout& layout, std::uint6
   std::vector<std::byte> bytes = layout.problem;
   for (std::size_t i = 0; i < layout.tensors.size(); ++i) {
     const std::uint64_t address = base + (i + 1) * 0x1000;
+    if (layout.tensors[i].problem_offset == kNoProblemPointer) continue;  // an absent tensor: no pointer
     std::memcpy(bytes.data() + layout.tensors[i].problem_offset, &address, sizeof(address));
   }
   AttentionProblem p{};
@@ -126,7 +127,11 @@ TEST(AttentionLayout, H01PagedPrefillHasEveryTensorWhereTheProblemSaysAndTheTens
   ASSERT_EQ(layout.tensors.size(), 9u);  // q k v o q_v(absent) lse(absent) cu_seqlens_q seqused_k block_table
   const std::vector<std::string> names = {"q", "k", "v", "o", "q_v (absent)", "lse (absent)"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(layout.tensors[i].name, names[i]);
-  EXPECT_EQ(layout.tensors[kTensorCuSeqlensQ].name.rfind("cu_seqlens_q [", 0), 0u);
+  EXPECT_EQ(layout.tensors[kTensorCuSeqlensQ].name, "cu_seqlens_q");
+  EXPECT_EQ(layout.plugin_context, format_scenario_name(case_study(Family::fa3, "H01")));
+  for (std::size_t i : {std::size_t{kTensorQv}, std::size_t{kTensorLse}}) {
+    EXPECT_EQ(layout.tensors[i].problem_offset, kNoProblemPointer) << "an absent tensor gets no pointer";
+  }
   EXPECT_EQ(layout.tensors[7].name, "seqused_k");
   EXPECT_EQ(layout.tensors[8].name, "block_table");
 
@@ -453,10 +458,10 @@ TEST(AttentionStructure, TheLayoutCarriesItsScenario) {
   layout.problem[offsetof(AttentionProblem, batch)] = std::byte{1};
   EXPECT_FALSE(workload_of_layout(layout).ok());
   layout = layout_or_die(c);
-  layout.tensors[kTensorCuSeqlensQ].name = "cu_seqlens_q";
+  layout.plugin_context.clear();
   auto unnamed = workload_of_layout(layout);
   ASSERT_FALSE(unnamed.ok());
-  EXPECT_NE(unnamed.error().message.find("cu_seqlens_q"), std::string::npos);
+  EXPECT_NE(unnamed.error().message.find("plugin_context"), std::string::npos);
 }
 
 // ---- reference tiling -----------------------------------------------------------------------------------------------

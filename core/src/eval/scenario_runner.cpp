@@ -151,6 +151,7 @@ class ScenarioRunner {
     std::vector<std::byte> bytes = layout_.problem;
     if (null_pointers) return bytes;
     for (std::size_t i = 0; i < layout_.tensors.size(); ++i) {
+      if (layout_.tensors[i].problem_offset == kNoProblemPointer) continue;
       std::uint64_t address = 0;
       if (layout_.tensors[i].role == TensorRole::kInput) {
         address = inputs_[set][i].address;

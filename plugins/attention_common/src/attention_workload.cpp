@@ -27,7 +27,6 @@ constexpr std::uint64_t kMaxFillBlocks = 1u << 16;  // grid-stride loops cover t
 constexpr std::uint64_t kMaxPartialBytes = std::uint64_t{2} << 30;  // split-KV scratch of the references
 constexpr std::int64_t kMinKeysPerSplit = 512;
 constexpr int kMaxGridYZ = 65535;
-constexpr std::string_view kCarrierOpen = " [";
 
 std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
@@ -93,13 +92,10 @@ TensorSpec input(std::string_view name, ElementType type, std::uint64_t elements
           .problem_offset = static_cast<std::uint32_t>(offset), .compared = false, .view = {}};
 }
 
+// An absent optional tensor keeps its slot so that tensor indices stay the TensorId of problem.h; the harness
+// writes no pointer for it, so the problem's field stays null.
 TensorSpec absent(std::string_view name) {
-  return input(std::string(name) + std::string(kAbsentSuffix), ElementType::kU8, 0,
-               offsetof(AttentionProblem, cu_seqlens_q));
-}
-
-std::string carrier_name(const AttentionConfig& config) {
-  return std::string(kNameCuSeqlensQ) + std::string(kCarrierOpen) + format_scenario_name(config) + "]";
+  return input(std::string(name) + std::string(kAbsentSuffix), ElementType::kU8, 0, kNoProblemPointer);
 }
 
 std::size_t index_of(const WorkloadLayout& layout, std::string_view name) {
@@ -129,6 +125,7 @@ AttentionProblem problem_with_inputs(const WorkloadLayout& layout, std::span<con
   for (std::size_t i = 0; i < layout.tensors.size(); ++i) {
     if (layout.tensors[i].role != TensorRole::kInput) continue;
     const std::uint64_t address = tensors[i].address;
+    if (layout.tensors[i].problem_offset == kNoProblemPointer) continue;  // an absent tensor: no pointer
     std::memcpy(bytes.data() + layout.tensors[i].problem_offset, &address, sizeof(address));
   }
   AttentionProblem problem{};
@@ -303,7 +300,7 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
   } else {
     t.push_back(absent(kNameLse));
   }
-  t.push_back(input(carrier_name(c), ElementType::kI32, batch + 1, offsetof(AttentionProblem, cu_seqlens_q)));
+  t.push_back(input(std::string(kNameCuSeqlensQ), ElementType::kI32, batch + 1, offsetof(AttentionProblem, cu_seqlens_q)));
   if (p.paged) {
     t.push_back(input(kNameSequsedK, ElementType::kI32, batch, offsetof(AttentionProblem, seqused_k)));
     t.push_back(input(kNameBlockTable, ElementType::kI32, batch * static_cast<std::uint64_t>(p.max_blocks_per_seq),
@@ -326,6 +323,7 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
     if (tensor.role == TensorRole::kInput) input_bytes += tensor_bytes(tensor);
   }
   layout.input_sets = input_bytes > kLargeInputSetBytes ? 2 : 3;
+  layout.plugin_context = format_scenario_name(c);  // fill_inputs and compute_reference rebuild the workload from it
   return layout;
 }
 
@@ -347,13 +345,8 @@ Result<AttentionWorkload> workload_of_layout(const WorkloadLayout& layout) {
     return make_error(fmt::format("the layout has {} tensors, fewer than an attention layout's {}",
                                   layout.tensors.size(), kTensorCuSeqlensQ + 1));
   }
-  const std::string& carrier = layout.tensors[kTensorCuSeqlensQ].name;
-  const std::string prefix = std::string(kNameCuSeqlensQ) + std::string(kCarrierOpen);
-  if (carrier.rfind(prefix, 0) != 0 || carrier.back() != ']') {
-    return make_error(fmt::format("tensor {} is named '{}', expected '{}<scenario name>]'", kTensorCuSeqlensQ,
-                                  carrier, prefix));
-  }
-  const std::string_view name = std::string_view(carrier).substr(prefix.size(), carrier.size() - prefix.size() - 1);
+  const std::string_view name = layout.plugin_context;
+  if (name.empty()) return make_error("the layout carries no scenario name (plugin_context is empty)");
   auto config = parse_scenario_name(name);
   if (!config) return make_error(fmt::format("the layout's scenario '{}': {}", name, config.error().message));
   auto workload = plan_workload(*config);

@@ -52,13 +52,18 @@ struct TensorView {
   std::array<std::uint64_t, 4> strides_bytes{};   // of dimensions 1..rank-1; multiples of 16
 };
 
+// A TensorSpec::problem_offset meaning "the harness writes no pointer for this tensor" (e.g. an absent optional
+// tensor kept in the list so that tensor indices match the plugin's tensor ids).
+inline constexpr std::uint32_t kNoProblemPointer = 0xffffffffu;
+
 // One tensor of a workload. The harness allocates it (with guard regions), so a candidate never does.
 struct TensorSpec {
   std::string name;                  // "q", "out", "lse"...
   TensorRole role = TensorRole::kInput;
   ElementType type = ElementType::kF32;
   std::uint64_t elements = 0;
-  std::uint32_t problem_offset = 0;  // byte offset of this tensor's device pointer inside the Problem struct
+  std::uint32_t problem_offset = 0;  // byte offset of this tensor's device pointer inside the Problem struct,
+                                     // or kNoProblemPointer for a placeholder that keeps tensor ids stable
   bool compared = true;              // outputs only: checked against the reference (false: auxiliary scratch)
   TensorView view;                   // for TMA tensor maps; rank 0 when not mappable
 };
@@ -78,6 +83,8 @@ struct WorkloadLayout {
   std::vector<std::byte> problem;   // the candidate's Problem struct, device pointers left null
   Tolerance tolerance;
   std::uint32_t input_sets = 3;     // distinct input sets rotated during timing (fresh data, fresh addresses)
+  std::string plugin_context;       // opaque to the harness; the plugin reads it back in fill_inputs and
+                                    // compute_reference (e.g. the canonical scenario name)
 };
 
 struct DeviceBuffer {
