@@ -52,9 +52,14 @@ TEST_F(GpuTest, SeedAgainstItselfPassesEveryScenarioOfTheExamplePlugin) {
   for (const auto& s : record["scenarios"]) {
     EXPECT_EQ(s.value("status", ""), "PASSED") << s.dump(2);
     ASSERT_TRUE(s.contains("timing")) << s.dump(2);
-    // A/A: the interval must contain 1 (a speed goal would be a benchmark; this is the protocol's honesty).
-    EXPECT_LE(s["timing"].value("ci_low", 2.0), 1.0) << s.dump(2);
-    EXPECT_GE(s["timing"].value("ci_high", 0.0), 1.0) << s.dump(2);
+    // A/A sanity, not a speed goal (those live in docs/benchmarks.md): the same kernel timed as both sides must
+    // read close to 1. A 95% interval misses 1.0 by chance in 1 of 20 scenarios, so it is not asserted; a ratio
+    // outside [0.9, 1.1] would mean the two sides are timed differently (a harness bug).
+    const auto& t = s["timing"];
+    EXPECT_GE(t.value("rounds", 0), 20) << s.dump(2);
+    EXPECT_LE(t.value("ci_low", 2.0), t.value("ratio", 0.0)) << s.dump(2);
+    EXPECT_GE(t.value("ci_high", 0.0), t.value("ratio", 2.0)) << s.dump(2);
+    EXPECT_NEAR(t.value("ratio", 0.0), 1.0, 0.1) << s.dump(2);
   }
   EXPECT_EQ(record["schema"], "kseek.eval/1");
   EXPECT_TRUE(record["environment"].contains("uuid"));
