@@ -1,0 +1,41 @@
+// Append-only JSON-lines record log: `<sha256 of JSON text> <JSON text>\n`, one fsynced record per append.
+// It must never lose or rewrite an acknowledged record, and never silently drop a damaged line on read.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kseek/sdk/result.hpp"
+
+namespace kseek {
+
+struct LogRecord {
+  std::size_t line = 0;  // 1-based line number in the log file
+  nlohmann::json value;
+};
+
+struct DamagedLine {
+  std::size_t line = 0;  // 1-based line number in the log file
+  std::string reason;    // why the line is not a record (torn tail, checksum mismatch, ...)
+  std::string excerpt;   // the first bytes of the line, for a person to look at
+};
+
+struct LogContents {
+  std::vector<LogRecord> records;
+  std::vector<DamagedLine> damaged;
+};
+
+// Appends one record under an exclusive flock; if the file ends in a torn line, a '\n' is written first so
+// the record starts on its own line. Returns Ok only after fsync: only then is the record acknowledged.
+// The file (not its parent folder) is created if missing.
+Result<void> append_record(const std::filesystem::path& log, const nlohmann::json& record);
+
+// Reads every line under a shared flock. Lines whose checksum matches are records; every other line is
+// reported in `damaged`. A missing log reads as empty; only I/O failures are errors.
+Result<LogContents> read_records(const std::filesystem::path& log);
+
+}  // namespace kseek
