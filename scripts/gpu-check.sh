@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# On a GPU machine with the packages but no registry: build, run every test (GPU tests serially), the A/A and
-# 10%-slower benchmarks of the example plugin, and the main job. At most 8 files land in $OUT (or ./gpu-logs).
+# On a GPU machine with the packages but no registry: build, then run the named jobs (default: all of them
+# except the long ones), writing logs and JSON records to $OUT (or ./gpu-logs). At most 8 files are written.
+#   scripts/gpu-check.sh [JOB...]
+# Jobs: tests (ctest, GPU tests serially), softmax (A/A x3 + 10%-slower), fa3-case (case-study A/A),
+#       fa3-case3 (three case-study A/A runs), fa3-full (full set, correctness), fa4 (FA4 seed on this GPU), campaign.
+# KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
 # It must never install anything.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -8,37 +12,60 @@ out=${OUT:-gpu-logs}
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 export KSEEK_CACHE_DIR=${KSEEK_CACHE_DIR:-/tmp/kseek-cache}
+jobs=("$@")
+[[ ${#jobs[@]} -eq 0 ]] && jobs=(tests softmax fa3-case fa4)
 log="$out/log.txt"
 {
-  echo "== $(date -u +%FT%TZ)"
+  echo "== $(date -u +%FT%TZ) jobs: ${jobs[*]}"
   nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm --format=csv 2>&1
   g++ --version | head -1; cmake --version | head -1; nvcc --version | tail -1
   grep -h 'define BOOST_LIB_VERSION' /usr/include/boost/version.hpp
 } > "$log" 2>&1
 start=$(date +%s)
+step() { echo "== $1 ($(date -u +%T), +$(( $(date +%s) - start )) s)" | tee -a "$log"; }
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >> "$log" 2>&1 || { tail -30 "$log"; exit 1; }
 cmake --build build-gpu --parallel >> "$log" 2>&1 || { grep -E 'error|FAILED' "$log" | head -30; exit 1; }
-echo "build: $(( $(date +%s) - start )) s" | tee -a "$log"
+step "built"
 kseek=build-gpu/bin/kseek
 $kseek doctor >> "$log" 2>&1
-step() { echo "== $1 ($(date -u +%T))" | tee -a "$log"; }
 
-step "ctest (no gpu label, parallel)"
-(cd build-gpu && ctest --output-on-failure --parallel 16 -LE gpu) > "$out/ctest.txt" 2>&1
-grep -E 'tests passed|\*\*\*Failed' "$out/ctest.txt" | tail -8 | tee -a "$log"
-step "ctest -L gpu (serial: timings share one GPU)"
-(cd build-gpu && ctest --output-on-failure -L gpu) >> "$out/ctest.txt" 2>&1
-grep -E 'tests passed|\*\*\*Failed|Skipped' "$out/ctest.txt" | tail -20 | tee -a "$log"
+# A table goes to the log; the JSON record to $OUT/NAME.json. Exit status is logged, never fatal.
+evaluate() {
+  local name=$1; shift
+  step "$name: kseek eval $*"
+  $kseek eval "$@" --out "$out/$name.json" >> "$log" 2>&1
+  echo "exit $?" >> "$log"
+}
 
-if [[ ${GPU_CHECK_BENCHMARKS:-1} == 0 ]]; then step "benchmarks skipped (GPU_CHECK_BENCHMARKS=0)"; exit 0; fi
-for run in 1 2 3; do
-  step "A/A example.softmax default, run $run"
-  $kseek eval --plugin example.softmax --set default --out "$out/aa-softmax-$run.json" >> "$log" 2>&1
+for job in "${jobs[@]}"; do
+  case $job in
+    tests)
+      step "ctest (no gpu label, parallel)"
+      (cd build-gpu && ctest --output-on-failure --parallel 16 -LE gpu) > "$out/ctest.txt" 2>&1
+      grep -E 'tests passed|\*\*\*Failed' "$out/ctest.txt" | tail -8 | tee -a "$log"
+      step "ctest -L gpu (serial: timings share one GPU)"
+      (cd build-gpu && ctest --output-on-failure -L gpu) >> "$out/ctest.txt" 2>&1
+      grep -E 'tests passed|\*\*\*Failed|Skipped' "$out/ctest.txt" | tail -20 | tee -a "$log" ;;
+    softmax)
+      for run in 1 2 3; do evaluate "aa-softmax-$run" --plugin example.softmax --set default; done
+      evaluate slower-softmax tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set default ;;
+    fa3-case)
+      evaluate aa-fa3-case-1 --plugin attention.fa3 --set case-study ;;
+    fa3-case3)
+      for run in 1 2 3; do evaluate "aa-fa3-case-$run" --plugin attention.fa3 --set case-study; done ;;
+    fa3-full)
+      evaluate fa3-full --plugin attention.fa3 --set full --correctness-only ;;
+    fa4)
+      evaluate fa4-case --plugin attention.fa4 --set case-study
+      evaluate fa4-case-functional --plugin attention.fa4 --set case-study --functional-arch sm_90a --correctness-only ;;
+    user-name)
+      evaluate fa3-user-name --plugin attention.fa3 \
+        --scenario 'hq=12,hkv=4,d=128,dtype=bf16,causal=1,page=48,seqs=3x(1000,1500)' --min-rounds 10 --time-budget 2 ;;
+    campaign)
+      step "campaign"
+      bash scripts/gpu-campaign.sh "$kseek" "$out" >> "$log" 2>&1
+      echo "exit $?" >> "$log" ;;
+    *) echo "unknown job '$job'" | tee -a "$log"; exit 2 ;;
+  esac
 done
-step "10% slower candidate, example.softmax default"
-$kseek eval tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set default \
-  --out "$out/slower-softmax.json" >> "$log" 2>&1
-step "main job: attention.fa3 case-study (H01 only: the attention GPU side is not written yet)"
-$kseek eval --plugin attention.fa3 --scenarios H01 >> "$log" 2>&1
-echo "exit $?" >> "$log"
-step "done in $(( $(date +%s) - start )) s"
+step "done"

@@ -101,7 +101,7 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
     const std::string arch = input.scenarios.empty() || input.scenarios.front().required_arch.empty()
                                  ? plugin.info().target_archs.front()
                                  : input.scenarios.front().required_arch;
-    auto seed = plugin.seed_source(arch);
+    auto seed = plugin.seed_source(args.settings.functional_arch.empty() ? arch : args.settings.functional_arch);
     if (!seed) return fail(options, kExitUsage, "ERROR", seed.error().message);
     input.candidate = *seed;
     input.candidate_path = "(seed) " + seed->name;
@@ -159,6 +159,10 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
                                env.value("uuid", ""), env.value("driver_version", 0),
                                env.value("copy_bandwidth_bytes_per_second", 0.0) / 1e12);
     }
+    if (!args.settings.functional_arch.empty()) {
+      std::cout << fmt::format("functional run: every scenario built and run for {}; timings are not representative "
+                               "of the scenarios' own target\n", args.settings.functional_arch);
+    }
     if (record.contains("scenarios")) {
       for (const auto& r : record["scenarios"]) table.add_row(table_row(r));
       std::cout << table.render({3, 4, 6, 8});
@@ -186,10 +190,10 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   auto* command = app.add_subcommand("eval", "Evaluate a candidate against the seed (default: the seed itself)");
   command->add_option("FILE", args->file, "Candidate .cu file (default: the plugin's seed, an A/A run)");
   command->add_option("--plugin", args->plugin_id, "Plugin id, e.g. attention.fa3")->required();
-  auto* set = command->add_option("--set", args->set_name, "Scenario set (default: the plugin's default)");
-  command->add_option("--scenarios", args->scenario_ids, "Scenario ids or key=value names, separated by ';'")
-      ->delimiter(';')
-      ->excludes(set);
+  command->add_option("--set", args->set_name, "Scenario set (default: the plugin's default)");
+  command->add_option("--scenarios,--scenario", args->scenario_ids,
+                      "Scenario ids of the set, or key=value names of any configuration, separated by ';'")
+      ->delimiter(';');
   command->add_option("--constraints", args->constraints_file, "JSON file overriding the plugin's constraints");
   command->add_option("--out", args->out_file, "Write the JSON record to this file (atomically)");
   command->add_option("--device", args->settings.device, "GPU ordinal")->capture_default_str();
@@ -204,6 +208,10 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   command->add_option("--scenario-timeout", args->settings.scenario_timeout_seconds,
                       "Watchdog: seconds a scenario may take beyond its time budget before the worker is killed")
       ->capture_default_str();
+  command->add_option("--functional-arch", args->settings.functional_arch,
+                      "Build and run every scenario for this arch (e.g. sm_90a) to check correctness on another GPU "
+                      "generation; timings are marked not representative")
+      ->type_name("ARCH");
   command->add_option("--seed", args->settings.input_seed, "Input seed (default: drawn and recorded)");
   command->callback([&options, &exit_code, args] { exit_code = run_eval(options, *args); });
 }

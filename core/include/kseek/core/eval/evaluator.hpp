@@ -26,6 +26,10 @@ struct EvaluationSettings {
   double scenario_timeout_seconds = 120.0;   // watchdog per scenario, on top of the sampling budget
   std::uint64_t input_seed = 0;              // 0: drawn from the clock (and recorded)
   std::filesystem::path worker_executable;   // empty: this executable
+  // Non-empty: build and run every scenario for this arch instead of the one it requires (a plugin offering a
+  // portable seed for it), to validate scenarios, references and correctness on a GPU of another generation.
+  // Timings are then recorded as not representative of the scenario's target.
+  std::string functional_arch;
   GeomeanOptions geomean;
 };
 
