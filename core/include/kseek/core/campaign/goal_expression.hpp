@@ -1,0 +1,74 @@
+// Campaign goals: a small boolean language (`geomean >= 1.10 and all_passed`) over the latest `kseek.eval/1` record.
+// It must never throw, crash or recurse without bound, whatever goal text or evaluation record it is given.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kseek/sdk/result.hpp"
+
+namespace kseek {
+
+// Parentheses and `not` each open one level; a goal nested deeper is rejected by parse_goal.
+inline constexpr std::size_t kMaxGoalNesting = 64;
+
+enum class GoalType { kBool, kNumber, kString };
+enum class GoalCompare { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual };
+
+// One node of a parsed goal. Every node's type was checked by parse_goal, so evaluation needs no type errors.
+struct GoalNode {
+  enum class Kind { kNumber, kString, kBool, kIdentifier, kCall, kNot, kAnd, kOr, kCompare };
+  Kind kind = Kind::kBool;
+  GoalType type = GoalType::kBool;
+  double number = 0;                   // kNumber
+  bool boolean = false;                // kBool
+  std::string name;                    // kString: the decoded text; kIdentifier, kCall: the name
+  GoalCompare compare = GoalCompare::kEqual;  // kCompare
+  std::vector<std::size_t> operands;   // indices into GoalExpression::nodes; kAnd and kOr have two or more
+  std::size_t begin = 0;               // byte span in the source, parentheses included when the node was
+  std::size_t end = 0;                 // written inside them
+};
+
+// A parsed, type-checked goal. Build it only with parse_goal.
+struct GoalExpression {
+  std::string source;
+  std::vector<GoalNode> nodes;  // operands come before the nodes that use them
+  std::size_t root = 0;
+};
+
+// Grammar (docs/goals.md): or  := and {"or" and};  and := cmp {"and" cmp};  cmp := unary [op unary];
+// unary := "not" unary | primary;  primary := number | string | true | false | name | name "(" string ")" | "(" or ")".
+// Errors read `goal:LINE:COLUMN: problem` (column in characters, 1-based), then the source line and a caret.
+Result<GoalExpression> parse_goal(std::string_view text);
+
+// The canonical text of a goal: parse_goal(to_string(g)) has the same tree as g.
+std::string to_string(const GoalExpression& goal);
+
+// The line of `text` holding byte `offset` and a caret line under it, each indented two spaces; long lines are
+// cut to a window around the caret, marked with "...".
+std::string goal_caret_excerpt(std::string_view text, std::size_t offset);
+
+// One operand of the goal's top-level `and` (the whole goal when it has none).
+struct GoalTerm {
+  std::string source;       // the exact text of the term in the goal, parentheses included
+  bool holds = false;
+  std::string explanation;  // the record's values behind the verdict, or what the record lacks to decide it
+};
+
+struct GoalVerdict {
+  bool holds = false;  // every term holds (and there is at least one)
+  std::vector<GoalTerm> terms;
+
+  // "source: explanation" for each term that does not hold, in goal order.
+  std::vector<std::string> unmet() const;
+};
+
+// Evaluates `goal` on an evaluation record; a null record means no evaluation yet. Anything the record lacks
+// (a field, a scenario, a finite number) makes the terms that need it unmet, with the reason as explanation.
+GoalVerdict evaluate_goal(const GoalExpression& goal, const nlohmann::json& record);
+
+}  // namespace kseek

@@ -1,0 +1,408 @@
+// Unit tests of campaign goal expressions: grammar, types, error columns, and evaluation on inline records.
+// It must never read a record from disk: every test shows the exact goal and record fields it checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "kseek/core/campaign/goal_expression.hpp"
+
+namespace kseek {
+namespace {
+
+using nlohmann::json;
+
+json scenario(const std::string& id, const std::string& name, const std::string& status, double ratio, double low,
+              double high) {
+  return {{"scenario", id}, {"name", name}, {"status", status},
+          {"timing", {{"ratio", ratio}, {"ci_low", low}, {"ci_high", high}}}};
+}
+
+// Four scenarios: three PASSED, H03 FAILED with a (meaningless) timing ratio of 5 that no goal may see.
+json make_record() {
+  return {{"schema", "kseek.eval/1"},
+          {"status", "COMPLETE"},
+          {"scenarios",
+           {scenario("H01", "hq=8,d=64", "PASSED", 1.2, 1.1, 1.3), scenario("H02", "hq=16,d=64", "PASSED", 0.9, 0.85, 0.95),
+            scenario("H03", "hq=16,d=128", "FAILED", 5.0, 4.0, 6.0),
+            scenario("H04", "hq=32,d=128", "PASSED", 1.5, 1.4, 1.6)}},
+          {"summary",
+           {{"scenarios", 4},
+            {"status_counts", {{"PASSED", 3}, {"FAILED", 1}}},
+            {"geomean", {{"value", 1.18}, {"ci_low", 1.05}, {"ci_high", 1.31}, {"scenarios", 3}}}}}};
+}
+
+json all_passed_record() {
+  json record = make_record();
+  record["scenarios"][2]["status"] = "PASSED";
+  return record;
+}
+
+GoalExpression parse_ok(const std::string& text) {
+  auto goal = parse_goal(text);
+  EXPECT_TRUE(goal.ok()) << text << "\n" << (goal.ok() ? "" : goal.error().message);
+  return goal.ok() ? std::move(goal).value() : GoalExpression{};
+}
+
+bool holds(const std::string& text, const json& record = make_record()) {
+  return evaluate_goal(parse_ok(text), record).holds;
+}
+
+// The whole verdict of a one-term goal, as "holds|explanation".
+std::string single_term(const std::string& text, const json& record = make_record()) {
+  const GoalVerdict verdict = evaluate_goal(parse_ok(text), record);
+  EXPECT_EQ(verdict.terms.size(), 1u) << text;
+  if (verdict.terms.empty()) return "";
+  return std::string(verdict.terms[0].holds ? "true|" : "false|") + verdict.terms[0].explanation;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string parse_error(const std::string& text) {
+  auto goal = parse_goal(text);
+  EXPECT_FALSE(goal.ok()) << "parsed but should not: " << text;
+  return goal.ok() ? "" : goal.error().message;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+TEST(GoalParse, PrecedenceNotOverComparisonOverAndOverOr) {
+  // or < and: `true or false and false` is true only if `and` groups first.
+  EXPECT_TRUE(holds("true or false and false"));
+  EXPECT_FALSE(holds("(true or false) and false"));
+  // and < comparison: `1 < 2 and 3 > 4` is well-typed only if comparisons group first.
+  EXPECT_FALSE(holds("1 < 2 and 3 > 4"));
+  EXPECT_TRUE(holds("1 < 2 or 3 > 4"));
+  // not > and: `not true and false` is (not true) and false = false; not (true and false) would be true.
+  EXPECT_FALSE(holds("not true and false"));
+  EXPECT_TRUE(holds("not (true and false)"));
+  // not > comparison: the tree of `not true == false` is Compare(Not(true), false).
+  const GoalExpression goal = parse_ok("not true == false");
+  ASSERT_FALSE(goal.nodes.empty());
+  const GoalNode& root = goal.nodes[goal.root];
+  EXPECT_EQ(root.kind, GoalNode::Kind::kCompare);
+  ASSERT_EQ(root.operands.size(), 2u);
+  EXPECT_EQ(goal.nodes[root.operands[0]].kind, GoalNode::Kind::kNot);
+
+  const GoalExpression mixed = parse_ok("true or false and true or false");
+  EXPECT_EQ(mixed.nodes[mixed.root].kind, GoalNode::Kind::kOr);
+  EXPECT_EQ(mixed.nodes[mixed.root].operands.size(), 3u);  // a flat chain, not a left-leaning tree
+  EXPECT_EQ(mixed.nodes[mixed.nodes[mixed.root].operands[1]].kind, GoalNode::Kind::kAnd);
+}
+
+TEST(GoalParse, EveryOperator) {
+  EXPECT_TRUE(holds("1 < 2"));
+  EXPECT_FALSE(holds("2 < 2"));
+  EXPECT_TRUE(holds("2 <= 2"));
+  EXPECT_FALSE(holds("2.5 <= 2"));
+  EXPECT_TRUE(holds("3 > 2"));
+  EXPECT_FALSE(holds("2 > 2"));
+  EXPECT_TRUE(holds("2 >= 2"));
+  EXPECT_FALSE(holds("1e-3 >= 0.01"));
+  EXPECT_TRUE(holds("1e-3 == 0.001"));
+  EXPECT_FALSE(holds("1.10 == 1.1000001"));
+  EXPECT_TRUE(holds("1.10 != 1.1000001"));
+  EXPECT_FALSE(holds("0.95 != 0.95"));
+  EXPECT_TRUE(holds("true == true"));
+  EXPECT_FALSE(holds("true == false"));
+  EXPECT_TRUE(holds("true != false"));
+  EXPECT_FALSE(holds("false != false"));
+  EXPECT_TRUE(holds("true and true"));
+  EXPECT_FALSE(holds("true and false"));
+  EXPECT_FALSE(holds("false and true"));
+  EXPECT_TRUE(holds("false or true"));
+  EXPECT_FALSE(holds("false or false"));
+  EXPECT_TRUE(holds("not false"));
+  EXPECT_FALSE(holds("not true"));
+  EXPECT_TRUE(holds("not not true"));
+  EXPECT_TRUE(holds("1E+2 == 100 and 2.5e1 == 25"));
+}
+
+TEST(GoalEval, EveryIdentifierAndFunction) {
+  EXPECT_EQ(single_term("geomean >= 1.10"), "true|geomean is 1.18");
+  EXPECT_EQ(single_term("geomean >= 1.20"), "false|geomean is 1.18");
+  EXPECT_EQ(single_term("geomean_low > 1.05"), "false|geomean_low is 1.05");
+  EXPECT_EQ(single_term("geomean_high == 1.31"), "true|geomean_high is 1.31");
+  EXPECT_EQ(single_term("min_ratio >= 0.9"), "true|min_ratio is 0.9 (H02)");
+  // The FAILED H03's ratio of 5 must not count.
+  EXPECT_EQ(single_term("max_ratio < 2"), "true|max_ratio is 1.5 (H04)");
+  EXPECT_EQ(single_term("passed == 3"), "true|passed is 3");
+  EXPECT_EQ(single_term("scenarios == 4"), "true|scenarios is 4");
+  EXPECT_EQ(single_term("failed == 0"), "false|failed is 1 (1 of 4 scenarios did not pass (H03 FAILED))");
+  EXPECT_EQ(single_term("all_passed"), "false|1 of 4 scenarios did not pass (H03 FAILED)");
+  EXPECT_EQ(single_term("all_passed", all_passed_record()), "true|all 4 scenarios passed");
+  EXPECT_EQ(single_term("ratio(\"H01\") == 1.2"), "true|ratio(\"H01\") is 1.2");
+  EXPECT_EQ(single_term("ratio_low(\"H01\") == 1.1"), "true|ratio_low(\"H01\") is 1.1");
+  EXPECT_EQ(single_term("ratio_high(\"H01\") == 1.3"), "true|ratio_high(\"H01\") is 1.3");
+  // A scenario by name as well as by id.
+  EXPECT_EQ(single_term("ratio(\"hq=32,d=128\") > 1.4"), "true|ratio(\"hq=32,d=128\") is 1.5");
+  EXPECT_EQ(single_term("passed(\"H01\")"), "true|H01 is PASSED");
+  EXPECT_EQ(single_term("passed(\"H03\")"), "false|H03 is FAILED");
+  EXPECT_EQ(single_term("not passed(\"hq=16,d=128\")"), "true|H03 is FAILED");
+  // `passed` is a count alone and a predicate with an argument.
+  EXPECT_TRUE(holds("passed == 3 and passed(\"H04\")"));
+  // A constant term says so.
+  EXPECT_EQ(single_term("true"), "true|constant; it does not depend on the record");
+}
+
+TEST(GoalEval, AllPassedNeedsACompleteRecordWithScenarios) {
+  json record = all_passed_record();
+  record["status"] = "NEEDS_GPU";
+  EXPECT_EQ(single_term("all_passed", record), "false|the record's status is NEEDS_GPU, not COMPLETE");
+  record = all_passed_record();
+  record["scenarios"] = json::array();
+  EXPECT_EQ(single_term("all_passed", record), "false|the record has no scenarios");
+  // More than five failures: five named, the rest counted.
+  record = make_record();
+  record["scenarios"] = json::array();
+  for (int i = 1; i <= 8; ++i) {
+    record["scenarios"].push_back(scenario("S" + std::to_string(i), "n", i == 4 ? "TIMEOUT" : i == 2 ? "PASSED" : "CRASHED",
+                                           1, 1, 1));
+  }
+  EXPECT_EQ(single_term("all_passed", record),
+            "false|7 of 8 scenarios did not pass (S1 CRASHED, S3 CRASHED, S4 TIMEOUT, S5 CRASHED, S6 CRASHED, and 2 more)");
+}
+
+TEST(GoalEval, TopLevelConjunctionSplitsIntoTerms) {
+  const std::string text = "all_passed and geomean >= 1.10  and (ratio(\"H01\") > 2 or passed(\"H03\"))";
+  const GoalVerdict verdict = evaluate_goal(parse_ok(text), make_record());
+  EXPECT_FALSE(verdict.holds);
+  ASSERT_EQ(verdict.terms.size(), 3u);
+  EXPECT_EQ(verdict.terms[0].source, "all_passed");
+  EXPECT_FALSE(verdict.terms[0].holds);
+  EXPECT_EQ(verdict.terms[1].source, "geomean >= 1.10");  // exact text: "1.10", not "1.1"
+  EXPECT_TRUE(verdict.terms[1].holds);
+  EXPECT_EQ(verdict.terms[1].explanation, "geomean is 1.18");
+  EXPECT_EQ(verdict.terms[2].source, "(ratio(\"H01\") > 2 or passed(\"H03\"))");
+  EXPECT_FALSE(verdict.terms[2].holds);
+  EXPECT_EQ(verdict.terms[2].explanation, "ratio(\"H01\") is 1.2; H03 is FAILED");
+  EXPECT_EQ(verdict.unmet(), (std::vector<std::string>{
+                                 "all_passed: 1 of 4 scenarios did not pass (H03 FAILED)",
+                                 "(ratio(\"H01\") > 2 or passed(\"H03\")): ratio(\"H01\") is 1.2; H03 is FAILED"}));
+
+  const GoalVerdict met = evaluate_goal(parse_ok(text), all_passed_record());
+  EXPECT_TRUE(met.holds);
+  EXPECT_TRUE(met.unmet().empty());
+
+  // A goal without a top-level `and` is one term; a parenthesised conjunction stays one term.
+  EXPECT_EQ(evaluate_goal(parse_ok("geomean > 1 or all_passed"), make_record()).terms.size(), 1u);
+  const GoalVerdict grouped = evaluate_goal(parse_ok("(all_passed and passed > 1) and true"), make_record());
+  ASSERT_EQ(grouped.terms.size(), 2u);
+  EXPECT_EQ(grouped.terms[0].source, "(all_passed and passed > 1)");
+}
+
+TEST(GoalEval, NoRecordLeavesEveryTermUnmet) {
+  const GoalVerdict verdict = evaluate_goal(parse_ok("true and geomean > 1 and not all_passed"), json());
+  EXPECT_FALSE(verdict.holds);
+  ASSERT_EQ(verdict.terms.size(), 3u);
+  for (const auto& term : verdict.terms) {
+    EXPECT_FALSE(term.holds) << term.source;  // even the constant: there is nothing to judge yet
+    EXPECT_EQ(term.explanation, "no evaluation of the current candidate");
+  }
+  EXPECT_EQ(verdict.unmet()[1], "geomean > 1: no evaluation of the current candidate");
+}
+
+TEST(GoalEval, OddRecordsMakeTermsUnmetWithTheReason) {
+  EXPECT_EQ(single_term("true", json::array()), "false|the evaluation record is a array, not a JSON object");
+  EXPECT_EQ(single_term("true", json("text")), "false|the evaluation record is a string, not a JSON object");
+  json record = make_record();
+  record["schema"] = "kseek.eval/2";
+  EXPECT_EQ(single_term("true", record), "false|the record's schema is \"kseek.eval/2\", expected \"kseek.eval/1\"");
+
+  record = make_record();
+  record.erase("summary");
+  const GoalVerdict verdict = evaluate_goal(parse_ok("passed == 3 and geomean >= 1.1"), record);
+  ASSERT_EQ(verdict.terms.size(), 2u);
+  EXPECT_TRUE(verdict.terms[0].holds);  // what the record has is still judged
+  EXPECT_FALSE(verdict.terms[1].holds);
+  EXPECT_EQ(verdict.terms[1].explanation, "geomean is unknown: the record has no summary.geomean.value");
+
+  record = make_record();
+  record["summary"]["geomean"]["ci_low"] = "1.0";
+  EXPECT_EQ(single_term("geomean_low > 1", record),
+            "false|geomean_low is unknown: summary.geomean.ci_low is a string, not a number");
+  record = make_record();
+  record.erase("status");
+  EXPECT_EQ(single_term("all_passed", record), "false|all_passed is unknown: the record has no \"status\" string");
+  record = make_record();
+  record["scenarios"] = 7;
+  EXPECT_EQ(single_term("passed > 0", record), "false|passed is unknown: the record has no \"scenarios\" array");
+  record = make_record();
+  record["scenarios"][1].erase("status");
+  EXPECT_EQ(single_term("ratio(\"H01\") > 0", record),
+            "false|ratio(\"H01\") is unknown: scenarios[1] has no \"status\" string");
+  record = make_record();
+  record["scenarios"][0].erase("timing");
+  EXPECT_EQ(single_term("ratio_low(\"H01\") > 0", record),
+            "false|ratio_low(\"H01\") is unknown: the record has no H01 timing.ci_low");
+  EXPECT_EQ(single_term("min_ratio == 0.9", record), "true|min_ratio is 0.9 (H02)");  // H01 has no ratio, skipped
+  record["scenarios"] = json::array({scenario("H03", "n", "FAILED", 5, 4, 6)});
+  EXPECT_EQ(single_term("max_ratio > 0", record), "false|max_ratio is unknown: no PASSED scenario has a timing ratio");
+}
+
+TEST(GoalEval, UnknownOrFailedScenarioIsUnmetEvenBehindOr) {
+  EXPECT_EQ(single_term("ratio(\"H99\") > 1"),
+            "false|ratio(\"H99\") is unknown: the record has no scenario with id or name \"H99\"");
+  // A true operand must not hide a misspelt scenario.
+  EXPECT_EQ(single_term("passed(\"H01\") or passed(\"H1\")"),
+            "false|passed(\"H1\") is unknown: the record has no scenario with id or name \"H1\"");
+  // Nor may `not` turn "unknown" into "met".
+  EXPECT_FALSE(holds("not (ratio(\"H99\") < 1)"));
+  // A scenario that did not pass has no ratio, whatever its timing object says.
+  EXPECT_EQ(single_term("ratio(\"H03\") > 1"), "false|ratio(\"H03\") is unknown: H03 is FAILED, so it has no ratio");
+}
+
+TEST(GoalEval, NullOrNaNGeomeanIsUnknown) {
+  json record = make_record();
+  record["summary"]["geomean"]["value"] = nullptr;  // how a NaN is written to JSON
+  EXPECT_EQ(single_term("geomean >= 1", record), "false|geomean is unknown: summary.geomean.value is null");
+  EXPECT_FALSE(holds("not (geomean < 1)", record));
+  record["summary"]["geomean"]["value"] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(single_term("geomean < 1", record), "false|geomean is unknown: summary.geomean.value is not a finite number");
+  record["summary"]["geomean"]["value"] = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(holds("geomean > 1", record));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+struct ErrorCase {
+  std::string text;
+  std::string first_line;
+};
+
+TEST(GoalParseErrors, PointAtTheColumn) {
+  const std::vector<ErrorCase> cases = {
+      {"ratio(\"H14\" >= 1.1", "goal:1:13: expected ')' after argument list"},
+      {"", "goal:1:1: expected a value, a name or '(', got the end of the goal"},
+      {"geomean >= ", "goal:1:12: expected a value, a name or '(', got the end of the goal"},
+      {"true and", "goal:1:9: expected a value, a name or '(', got the end of the goal"},
+      {"all_passed and geomean", "goal:1:16: 'and' needs true or false on both sides; geomean is a number"},
+      {"geomean >= true",
+       "goal:1:9: cannot compare a number with true or false: geomean is a number, true is true or false"},
+      {"true < false", "goal:1:6: '<' needs numbers on both sides; true or false compare only with == and !="},
+      {"(geomean >= 1.1", "goal:1:16: expected ')' to close the '(' at 1:1, got the end of the goal"},
+      {"geomean = 1.1", "goal:1:9: '=' is not an operator; compare with '=='"},
+      {"all_passed && true", "goal:1:12: '&' is not an operator; combine with 'and'"},
+      {"!all_passed", "goal:1:1: '!' is not an operator; negate with 'not'"},
+      {"ratio(H14) > 1", "goal:1:7: the scenario goes in double quotes, as in ratio(\"H14\")"},
+      {"ratio(\"a\", \"b\") > 1",
+       "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 2"},
+      {"ratio() > 1", "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 0"},
+      {"ratio(,) > 1", "goal:1:7: expected a scenario id or name in double quotes, got ','"},
+      {"speedup(\"H1\") > 1", "goal:1:1: unknown function 'speedup' (known: ratio, ratio_low, ratio_high, passed)"},
+      {"geomean(\"H1\") > 1", "goal:1:1: geomean is not a function; it takes no argument"},
+      {"ratio > 1", "goal:1:1: ratio needs a scenario: ratio(\"H14\")"},
+      {"passed(\"\")", "goal:1:8: empty scenario id or name"},
+      {"passed(\"H1)", "goal:1:8: unterminated string: missing the closing '\"'"},
+      {"passed(\"H\\n\")", "goal:1:10: unknown escape in string: only \\\" and \\\\ are allowed"},
+      {"1 < 2 < 3", "goal:1:7: comparisons do not chain; write a < b and b < c"},
+      {"geomean >= 1.", "goal:1:14: expected a digit after the decimal point"},
+      {"geomean >= 1e", "goal:1:14: expected a digit in the exponent"},
+      {"geomean >= 1.1x", "goal:1:15: unexpected 'x' right after a number"},
+      {"geomean >= .5", "goal:1:12: a number must start with a digit, as in 0.5"},
+      {"1e999 > 1", "goal:1:1: number 1e999 is out of range"},
+      {"geomean", "goal:1:1: a goal must be true or false, got a number; compare it, as in geomean >= 1.10"},
+      {"\"H1\"", "goal:1:1: a goal must be true or false, got a quoted string; compare it, as in geomean >= 1.10"},
+      {"\"H1\" == \"H1\"", "goal:1:1: a quoted string can only be a function argument, as in ratio(\"H14\")"},
+      {"not geomean >= 1",
+       "goal:1:5: 'not' needs true or false, and geomean is a number ('not' binds tighter than comparisons: write "
+       "not (a < b))"},
+      {"all_passed geomean", "goal:1:12: expected 'and', 'or' or the end of the goal, got 'geomean'"},
+      {"geomean >= 1 $", "goal:1:14: unexpected character '$'"},
+      {"all_passed and\n  ratio(\"H1\" > 1", "goal:2:14: expected ')' after argument list"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(first_line(parse_error(c.text)), c.first_line) << "goal text: " << c.text;
+  // Unknown identifiers list what is known.
+  EXPECT_EQ(first_line(parse_error("geomaen >= 1")).rfind("goal:1:1: unknown identifier 'geomaen' (known: all_passed, "
+                                                          "geomean, geomean_low, geomean_high, min_ratio, max_ratio, "
+                                                          "passed, scenarios, failed; functions: ",
+                                                          0),
+            0u);
+}
+
+TEST(GoalParseErrors, CaretSitsUnderTheColumn) {
+  EXPECT_EQ(parse_error("ratio(\"H14\" >= 1.1"),
+            "goal:1:13: expected ')' after argument list\n"
+            "  ratio(\"H14\" >= 1.1\n" +
+                std::string(2 + 12, ' ') + "^");
+  // Only the offending line is shown, on a later line of the goal.
+  EXPECT_EQ(parse_error("all_passed and\n  ratio(\"H1\" > 1\n"),
+            "goal:2:14: expected ')' after argument list\n"
+            "    ratio(\"H1\" > 1\n" +
+                std::string(2 + 13, ' ') + "^");
+  // Columns count characters: the two-byte 'é' is one column, so the caret stays under the bad byte.
+  const std::string message = parse_error("passed(\"é\") and \x01");
+  EXPECT_EQ(message, "goal:1:17: unexpected byte 0x01\n  passed(\"é\") and \x01\n" + std::string(2 + 16, ' ') + "^");
+  // Tabs are kept in the caret line so it lines up however they are expanded.
+  EXPECT_EQ(goal_caret_excerpt("\ttrue and", 9), "  \ttrue and\n  \t" + std::string(8, ' ') + "^");
+}
+
+TEST(GoalParseErrors, NestingIsLimited) {
+  const auto nested = [](std::size_t levels) {
+    return std::string(levels, '(') + "true" + std::string(levels, ')');
+  };
+  EXPECT_TRUE(holds(nested(kMaxGoalNesting)));
+  EXPECT_EQ(first_line(parse_error(nested(kMaxGoalNesting + 1))),
+            "goal:1:65: nesting deeper than 64 levels (each '(' and each 'not' opens one)");
+  // Far beyond the limit: a clean error, not a stack overflow.
+  EXPECT_EQ(first_line(parse_error(std::string(1'000'000, '('))),
+            "goal:1:65: nesting deeper than 64 levels (each '(' and each 'not' opens one)");
+  std::string nots;
+  for (int i = 0; i < 100000; ++i) nots += "not ";
+  EXPECT_EQ(first_line(parse_error(nots + "true")),
+            "goal:1:257: nesting deeper than 64 levels (each '(' and each 'not' opens one)");
+  std::string mixed;
+  for (int i = 0; i < 32; ++i) mixed += "not (";
+  EXPECT_TRUE(holds(mixed + "true" + std::string(32, ')')));  // 32 nots of true: true
+  EXPECT_FALSE(parse_goal("not " + mixed + "false" + std::string(32, ')')).ok());
+}
+
+TEST(GoalParseErrors, VeryLongInput) {
+  // A long flat conjunction costs no depth: 20000 terms parse, split and evaluate.
+  std::string text = "passed(\"H01\")";
+  for (int i = 1; i < 20000; ++i) text += i % 2 ? " and geomean >= 1.1" : " and ratio(\"hq=32,d=128\") > 1";
+  const GoalVerdict verdict = evaluate_goal(parse_ok(text), make_record());
+  EXPECT_TRUE(verdict.holds);
+  EXPECT_EQ(verdict.terms.size(), 20000u);
+  EXPECT_EQ(verdict.terms[19999].source, "geomean >= 1.1");
+  // An error at the end of a very long line shows a window around the caret, not the whole line.
+  const std::string bad = text + " and )";
+  const std::size_t offset = bad.size() - 1;
+  EXPECT_EQ(parse_error(bad), fmt::format("goal:1:{}: expected a value, a name or '(', got ')'\n  ...{}\n{}^", offset + 1,
+                                          bad.substr(offset - 60), std::string(2 + 3 + 60, ' ')));
+}
+
+TEST(GoalParse, CanonicalTextRoundTrips) {
+  const std::vector<std::pair<std::string, std::string>> canon = {
+      {"geomean>=1.10 and all_passed", "geomean >= 1.1 and all_passed"},
+      {"((true))", "true"},
+      {"(true and false) and true", "(true and false) and true"},
+      {"true or (false or true)", "true or (false or true)"},
+      {"(true or false) and not (1e-3 < 2)", "(true or false) and not (0.001 < 2)"},
+      {"not not passed(\"a\\\"b\")", "not not passed(\"a\\\"b\")"},
+      {"(not true) == false", "not true == false"},
+      {"not (true == false)", "not (true == false)"},
+      {"true or false and ratio_low( \"H1\" )>=0.95", "true or false and ratio_low(\"H1\") >= 0.95"},
+  };
+  for (const auto& [text, expected] : canon) {
+    const std::string canonical = to_string(parse_ok(text));
+    EXPECT_EQ(canonical, expected) << text;
+    EXPECT_EQ(to_string(parse_ok(canonical)), canonical) << "not a fixed point: " << text;
+  }
+  EXPECT_EQ(to_string(GoalExpression{}), "");
+}
+
+TEST(GoalEval, DefaultExpressionIsUnmetNotACrash) {
+  const GoalVerdict verdict = evaluate_goal(GoalExpression{}, make_record());
+  EXPECT_FALSE(verdict.holds);
+  ASSERT_EQ(verdict.terms.size(), 1u);
+  EXPECT_EQ(verdict.terms[0].explanation, "the goal was not parsed");
+}
+
+}  // namespace
+}  // namespace kseek
