@@ -191,6 +191,9 @@ Result<QuestionPack> parse_question_pack(std::string_view text, std::string_view
     // e.byte is 1-based: the position of the last character read.
     const auto pos = position_of_offset(text, e.byte == 0 ? 0 : e.byte - 1);
     return make_error(fmt::format("{}:{}:{}: JSON syntax error: {}", file_name, pos.line, pos.column, syntax_problem(e.what())));
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but still thrown while parsing: a number too large for a double (out_of_range 406).
+    return make_error(fmt::format("{}:1:1: JSON value error: {}", file_name, e.what()));
   }
   try {
     return PackReader(text).read(root);

@@ -1,0 +1,40 @@
+// Fuzz target: campaign goals, parse_goal and evaluate_goal. Input: goal text, optionally a NUL byte and an evaluation
+// record in JSON. It must never crash, throw or recurse without bound, and the canonical text must be a fixed point.
+#include <string>
+
+#include "fuzz/fuzz_target.hpp"
+#include "kseek/core/campaign/goal_expression.hpp"
+
+namespace kseek::fuzz {
+
+int fuzz_goal_expression(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input = as_text(data, size);
+  const std::size_t split = input.find('\0');
+  const std::string_view text = input.substr(0, split);
+  nlohmann::json record;  // null: no evaluation yet
+  if (split != std::string_view::npos) {
+    record = nlohmann::json::parse(input.substr(split + 1), nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded()) record = nullptr;
+  }
+  (void)goal_caret_excerpt(text, text.size() / 2);
+  const auto goal = parse_goal(text);
+  if (!goal) {
+    if (goal.error().message.rfind("goal:", 0) != 0) violated("goal_expression", "error without goal:LINE:COLUMN");
+    return 0;
+  }
+  const std::string canonical = to_string(*goal);
+  const auto again = parse_goal(canonical);
+  if (!again) violated("goal_expression", "the canonical text of a parsed goal does not parse");
+  if (to_string(*again) != canonical) violated("goal_expression", "the canonical text is not a fixed point");
+  const GoalVerdict verdict = evaluate_goal(*goal, record);
+  if (verdict.holds && verdict.terms.empty()) violated("goal_expression", "a goal holds with no term");
+  for (const auto& term : verdict.terms) {
+    if (verdict.holds && !term.holds) violated("goal_expression", "the goal holds but one of its terms does not");
+  }
+  (void)verdict.unmet();
+  return 0;
+}
+
+}  // namespace kseek::fuzz
+
+KSEEK_FUZZ_ENTRY(fuzz_goal_expression)

@@ -1,0 +1,91 @@
+// GPU tests: the attention.fa3 adversarial corpus (tests/adversarial/attention_fa3) through `kseek eval`, one test per
+// file, each getting the verdict its first line declares on the scenarios its second line names; and control C1, the
+// seed evaluated against itself. Without a GPU every test here skips, saying why.
+// It must never let a candidate that declares a failure pass a scenario, nor accept an evaluation that did not complete.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpu/adversarial_corpus.hpp"
+#include "kseek/core/driver/driver_library.hpp"
+#include "support/run_command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCorpus = fs::path(KSEEK_ADVERSARIAL_DIR) / "attention_fa3";
+constexpr int kMinRounds = 10;
+
+class AttentionGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static const kseek::DriverStatus driver = kseek::probe_driver();
+    if (!driver.loaded) GTEST_SKIP() << "SKIPPED: no GPU: " << driver.problem;
+  }
+};
+
+nlohmann::json eval_json(const std::string& args) {
+  const auto run = kseek::testing::run_kseek("--json eval " + args, "gpu-test-attention");
+  try {
+    return nlohmann::json::parse(run.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "kseek eval " << args << " printed no JSON (" << e.what() << "):\n" << run.out;
+    return nlohmann::json::object();
+  }
+}
+
+// C1: the seed against itself, on a prefill and a decode shape large enough that launch overheads do not dominate.
+TEST_F(AttentionGpuTest, SeedAgainstItselfPassesWithRatiosNearOne) {
+  const auto record = eval_json(
+      "--plugin attention.fa3 --scenarios 'hq=8,hkv=2,d=128,dtype=bf16,causal=1,page=16,seqs=4x(1024,2048);"
+      "hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,seqs=64x(1,4096)' --time-budget 3");
+  ASSERT_EQ(record.value("status", ""), "COMPLETE") << record.dump(2);
+  ASSERT_EQ(record["scenarios"].size(), 2u) << record.dump(2);
+  for (const auto& s : record["scenarios"]) {
+    EXPECT_EQ(s.value("status", ""), "PASSED") << s.dump(2);
+    ASSERT_TRUE(s.contains("timing")) << s.dump(2);
+    // A/A sanity, not a speed goal: both sides are the same kernel, so a ratio outside [0.9, 1.1] is a harness bug.
+    EXPECT_NEAR(s["timing"].value("ratio", 0.0), 1.0, 0.1) << s.dump(2);
+  }
+}
+
+class AttentionCorpus : public AttentionGpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(AttentionCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
+  const fs::path file = kCorpus / GetParam();
+  const auto expected = kseek::testing::read_corpus_expectation(file);
+  ASSERT_FALSE(expected.status.empty()) << file << " lacks a '// expect: STATUS' first line";
+  ASSERT_FALSE(expected.scenarios.empty()) << file << " lacks a '// scenarios: ...' line";
+  std::string args = "'" + file.string() + "' --plugin attention.fa3 --scenarios '" + expected.scenarios +
+                     "' --min-rounds " + std::to_string(kMinRounds) + " --time-budget 1 --scenario-timeout 30";
+  if (!expected.constraints.empty()) {
+    args += " --constraints '" +
+            kseek::testing::write_constraints_file(file.stem().string(), expected.constraints).string() + "'";
+  }
+  const auto record = eval_json(args);
+  ASSERT_EQ(record.value("status", ""), "COMPLETE") << "the evaluation must complete whatever the candidate does:\n"
+                                                    << record.dump(2);
+  ASSERT_EQ(record["scenarios"].size(), kseek::testing::split_scenarios(expected.scenarios).size()) << record.dump(2);
+  bool any_expected = false;
+  for (const auto& s : record["scenarios"]) {
+    const std::string got = s.value("status", "");
+    if (expected.status == "PASSED") {
+      EXPECT_EQ(got, "PASSED") << GetParam() << ": " << s.dump(2);
+      // T3: whatever the warm-up looked like, the fixed minimum of timed rounds was measured.
+      if (got == "PASSED") EXPECT_GE(s["timing"].value("rounds", 0), kMinRounds) << GetParam() << ": " << s.dump(2);
+    } else {
+      EXPECT_NE(got, "PASSED") << GetParam() << " must never pass: " << s.dump(2);
+    }
+    any_expected = any_expected || got == expected.status;
+  }
+  EXPECT_TRUE(any_expected) << GetParam() << " expected " << expected.status << " (" << expected.why << "):\n"
+                            << record["scenarios"].dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(AttentionFa3, AttentionCorpus, ::testing::ValuesIn(kseek::testing::corpus_files(kCorpus)),
+                         [](const auto& info) { return info.param.substr(0, info.param.find('.')); });
+
+}  // namespace
