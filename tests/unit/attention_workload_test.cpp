@@ -339,18 +339,13 @@ TEST(AttentionLayout, UnexpressibleScenariosAreRefusedWithTheReason) {
   ASSERT_FALSE(fa3.ok());
   EXPECT_NE(fa3.error().message.find("prefix_lm"), std::string::npos) << fa3.error().message;
 
-  // LSE -inf rows (no key, no sink) cannot pass the harness's finite-output rule: refused, naming why.
-  const auto empty_rows =
-      make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(1,0)+(1,5)", Arch::sm90);
-  ASSERT_FALSE(empty_rows.ok());
-  EXPECT_NE(empty_rows.error().message.find("-inf"), std::string::npos) << empty_rows.error().message;
-  // q_len > k_len with causal leaves the first rows without keys too.
-  EXPECT_FALSE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(8,5)", Arch::sm90).ok());
-  // With a sink their LSE is the sink: fine. Without an LSE output, O = 0 is fine.
+  // Rows that see no key (no sink) have LSE -inf: the harness accepts an infinity exactly where the fp32 reference
+  // holds the same one, so these scenarios lay out like any other.
+  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(1,0)+(1,5)", Arch::sm90).ok());
+  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(8,5)", Arch::sm90).ok());
   EXPECT_TRUE(
       make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,sinks=1,page=16,lse=1,seqs=(1,0)+(1,5)", Arch::sm90)
           .ok());
-  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,seqs=(1,0)+(8,5)", Arch::sm90).ok());
 }
 
 TEST(AttentionLayout, EveryScenarioOfEverySetLaysOutOrIsRefusedForADocumentedReason) {
@@ -362,8 +357,7 @@ TEST(AttentionLayout, EveryScenarioOfEverySetLaysOutOrIsRefusedForADocumentedRea
         if (!layout.ok()) {
           ++refused;
           const std::string& why = layout.error().message;
-          EXPECT_TRUE(why.find("prefix_lm") != std::string::npos || why.find("-inf") != std::string::npos)
-              << s.id << ": " << why;
+          EXPECT_NE(why.find("prefix_lm"), std::string::npos) << s.id << ": " << why;
           continue;
         }
         auto w = workload_of_layout(*layout);
