@@ -2,6 +2,8 @@
 // It must never print to stdout in JSON mode anything but one JSON document.
 #include "cli_context.hpp"
 
+#include <algorithm>
+
 #include "kseek/core/util/files.hpp"
 
 namespace kseek::cli {
@@ -48,6 +50,30 @@ std::string human_bytes(double bytes) {
   if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
   if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
   return fmt::format("{:.0f} B", bytes);
+}
+
+Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const std::string& set_name,
+                                               const std::vector<std::string>& ids) {
+  const std::string set = set_name.empty() ? plugin.info().default_set : set_name;
+  auto all = plugin.scenarios(set);
+  if (!all) return all.error();
+  if (ids.empty()) return all;
+  std::vector<Scenario> chosen;
+  for (const auto& id : ids) {
+    auto it = std::find_if(all->begin(), all->end(), [&](const Scenario& s) { return s.id == id || s.name == id; });
+    if (it != all->end()) {
+      chosen.push_back(*it);
+      continue;
+    }
+    auto parsed = plugin.scenario_from_name(id);  // a user-written key=value name
+    if (!parsed) {
+      return make_error(fmt::format("scenario '{}' is not in set '{}' and does not parse: {}", id, set,
+                                    parsed.error().message));
+    }
+    parsed->id = fmt::format("U{:02}", chosen.size() + 1);
+    chosen.push_back(std::move(*parsed));
+  }
+  return chosen;
 }
 
 }  // namespace kseek::cli

@@ -45,4 +45,9 @@ Result<Constraints> load_constraints(const Plugin& plugin, const std::filesystem
 
 std::string human_bytes(double bytes);
 
+// The scenarios of `set_name` (empty: the plugin's default set), or only `ids`: ids of that set or key=value names
+// of any configuration the plugin can parse (those get ids U01, U02, ...).
+Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const std::string& set_name,
+                                               const std::vector<std::string>& ids);
+
 }  // namespace kseek::cli

@@ -5,27 +5,16 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "question_library.hpp"
+#include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/question_evidence.hpp"
 #include "kseek/core/questions/question_lint.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/table.hpp"
 
-namespace kseek {
-// Generated at build time from questionbank/*.json (kseek_embed_files in core/CMakeLists.txt).
-std::vector<SourceFile> builtin_question_packs();
-}  // namespace kseek
-
 namespace kseek::cli {
 namespace {
-
-// $KSEEK_QUESTION_PATH, else ~/.local/share/kernelseek/questions (empty when neither is known).
-std::filesystem::path user_question_dir() {
-  if (const char* env = std::getenv("KSEEK_QUESTION_PATH"); env != nullptr && *env != '\0') return env;
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::filesystem::path(home) / ".local/share/kernelseek/questions";
-  }
-  return {};
-}
 
 nlohmann::json finding_json(const LintFinding& f) {
   return {{"file", f.file}, {"line", f.line}, {"item", f.item_id}, {"rule", f.rule}, {"message", f.message},
@@ -36,12 +25,6 @@ std::string finding_line(const LintFinding& f) {
   return fmt::format("{}:{}: {}: {}{}", f.file, f.line, f.rule, f.message,
                      f.severity == LintSeverity::kWarning ? " (warning)" : "");
 }
-
-struct NamedPack {
-  std::string source;  // "builtin", "plugin:<id>" or "user"
-  std::string file;
-  QuestionPack pack;
-};
 
 void register_lint(CLI::App& parent, GlobalOptions& options, int& exit_code) {
   auto* command = parent.add_subcommand("lint", "Check question packs against the schema and the style rules");
@@ -87,37 +70,9 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
   command->add_option("--pack", args->pack_id, "Only this pack id");
   command->add_option("--trigger", args->trigger, "Only questions with this trigger (e.g. stagnation)");
   command->callback([&options, &exit_code, args] {
-    std::vector<NamedPack> packs;
-    std::vector<std::string> problems;
-    auto take = [&](const std::string& source, const std::string& file, const std::string& text) {
-      auto pack = parse_question_pack(text, file);
-      if (pack) {
-        packs.push_back({source, file, std::move(*pack)});
-      } else {
-        problems.push_back(pack.error().message);
-      }
-    };
-    for (const auto& f : builtin_question_packs()) take("builtin", "builtin:" + f.name, f.text);
-    PluginRegistry registry;
-    load_plugins(options, registry);
-    for (const auto& loaded : registry.plugins()) {
-      for (const auto& f : loaded->plugin->question_packs()) take("plugin:" + loaded->id, loaded->id + ":" + f.name, f.text);
-    }
-    if (const auto dir = user_question_dir(); !dir.empty() && std::filesystem::is_directory(dir)) {
-      std::vector<std::filesystem::path> files;
-      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
-      }
-      std::sort(files.begin(), files.end());
-      for (const auto& path : files) {
-        auto text = read_file(path);
-        if (text) {
-          take("user", path.string(), *text);
-        } else {
-          problems.push_back(text.error().message);
-        }
-      }
-    }
+    PackLibrary library = collect_question_packs(options);
+    const auto& packs = library.packs;
+    const auto& problems = library.problems;
     nlohmann::json listed = nlohmann::json::array();
     Table table({"pack", "id", "triggers", "intent", "question"});
     for (const auto& named : packs) {
@@ -199,14 +154,106 @@ void register_install(CLI::App& parent, GlobalOptions& options, int& exit_code) 
   });
 }
 
+
+// The logs of the campaigns named (default: the one holding the current folder).
+Result<std::vector<CampaignLog>> campaign_logs(const std::vector<std::string>& dirs) {
+  std::vector<CampaignLog> logs;
+  const std::vector<std::string> chosen = dirs.empty() ? std::vector<std::string>{"."} : dirs;
+  for (const auto& dir : chosen) {
+    auto campaign = Campaign::open(dir, dirs.empty());
+    if (!campaign) return campaign.error();
+    auto log = campaign->read_log();
+    if (!log) return log.error();
+    for (const auto& d : log->damaged) {
+      std::cerr << fmt::format("kseek: warning: {}: line {} is damaged ({}); skipped\n", campaign->log_path().string(),
+                               d.line, d.reason);
+    }
+    logs.push_back({campaign->dir().string(), std::move(log->records), campaign->config().thresholds.min_improvement});
+  }
+  return logs;
+}
+
+void register_stats(CLI::App& parent, GlobalOptions& options, int& exit_code) {
+  auto* command = parent.add_subcommand("stats", "Per question: times asked and what followed within K evaluations");
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto within = std::make_shared<int>(3);
+  command->add_option("CAMPAIGN", *dirs, "Campaign folders (default: the current campaign)");
+  command->add_option("--within", *within, "Evaluations after a question that decide its outcome")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  command->callback([&options, &exit_code, dirs, within] {
+    auto logs = campaign_logs(*dirs);
+    if (!logs) {
+      exit_code = fail(options, kExitUsage, "ERROR", logs.error().message);
+      return;
+    }
+    const auto outcomes = question_outcomes(*logs, *within);
+    exit_code = kExitOk;
+    if (options.json) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& o : outcomes) {
+        rows.push_back({{"id", o.id}, {"pack", o.pack}, {"text", o.text}, {"asked", o.asked},
+                        {"improvement", o.improvement}, {"regression", o.regression}, {"nothing", o.nothing},
+                        {"pending", o.pending}, {"campaigns_improved", o.campaigns_improved},
+                        {"eligible_for_trace", o.eligible_for_trace}});
+      }
+      print_json({{"status", "OK"}, {"campaigns", logs->size()}, {"within", *within}, {"questions", rows}});
+      return;
+    }
+    Table table({"pack", "id", "asked", "improved", "regressed", "nothing", "pending", "trace?", "question"});
+    for (const auto& o : outcomes) {
+      table.add_row({o.pack, o.id, std::to_string(o.asked), std::to_string(o.improvement), std::to_string(o.regression),
+                     std::to_string(o.nothing), std::to_string(o.pending), o.eligible_for_trace ? "eligible" : "",
+                     o.text.size() > 70 ? o.text.substr(0, 67) + "..." : o.text});
+    }
+    std::cout << table.render();
+    std::cout << fmt::format("{} question(s) over {} campaign(s); outcome = within the next {} evaluation(s)\n",
+                             outcomes.size(), logs->size(), *within);
+  });
+}
+
+void register_harvest(CLI::App& parent, GlobalOptions& options, int& exit_code) {
+  auto* command = parent.add_subcommand("harvest", "Turn the questions people asked (kseek steer) into a draft pack");
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto out = std::make_shared<std::string>();
+  auto id = std::make_shared<std::string>("harvested");
+  command->add_option("CAMPAIGN", *dirs, "Campaign folders (default: the current campaign)");
+  command->add_option("--out", *out, "Write the draft pack here (default: print it)");
+  command->add_option("--id", *id, "Pack id of the draft")->capture_default_str();
+  command->callback([&options, &exit_code, dirs, out, id] {
+    auto logs = campaign_logs(*dirs);
+    if (!logs) {
+      exit_code = fail(options, kExitUsage, "ERROR", logs.error().message);
+      return;
+    }
+    const nlohmann::json pack = harvest_human_questions(*logs, *id);
+    exit_code = kExitOk;
+    if (out->empty()) {
+      print_json(pack);
+      return;
+    }
+    if (auto w = write_file_atomically(*out, pack.dump(2) + "\n"); !w) {
+      exit_code = fail(options, kExitUsage, "ERROR", w.error().message);
+      return;
+    }
+    if (options.json) {
+      print_json({{"status", "OK"}, {"file", *out}, {"items", pack["items"].size()}});
+    } else {
+      std::cout << fmt::format("draft pack with {} question(s) written to {}; edit it, then `kseek questions lint`\n",
+                               pack["items"].size(), *out);
+    }
+  });
+}
+
 }  // namespace
 
 void register_questions_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
-  auto* command = app.add_subcommand("questions", "Question packs: lint, list, install");
+  auto* command = app.add_subcommand("questions", "Question packs: lint, list, install; evidence: stats, harvest");
   command->require_subcommand(1);
   register_lint(*command, options, exit_code);
   register_list(*command, options, exit_code);
   register_install(*command, options, exit_code);
+  register_stats(*command, options, exit_code);
+  register_harvest(*command, options, exit_code);
 }
 
 }  // namespace kseek::cli

@@ -1,0 +1,114 @@
+// A campaign directory: its config (`campaign.json`), its append-only log (`.kseek/log.jsonl`, written only by kseek)
+// and the full evaluation records beside it. It must never accept a log or config that was changed behind its back.
+//
+// Layout (docs/campaigns.md):
+//   DIR/campaign.json              the config (kseek.campaign/1); read-only to the agent by convention, hash-checked
+//   DIR/<candidate>                the kernel the agent edits (default candidate.cu)
+//   DIR/.kseek/log.jsonl           the log: one record per line, `<sha256> <json>` (record_log.hpp)
+//   DIR/.kseek/evaluations/NNNN.json  full `kseek.eval/1` records; the log entry holds each file's sha256
+//   DIR/.kseek/hook-state.json     per-session block counters of the stop hook
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kseek/core/campaign/record_log.hpp"
+#include "kseek/sdk/result.hpp"
+
+namespace kseek {
+
+inline constexpr std::string_view kCampaignFormat = "kseek.campaign/1";
+inline constexpr std::string_view kCampaignLogFormat = "kseek.campaign-log/1";
+
+// When the engine raises an event; all documented in docs/campaigns.md.
+struct CampaignThresholds {
+  int stagnation_evaluations = 3;        // evaluations without a real improvement
+  double stagnation_minutes = 60.0;      // ... or this long since the last improvement
+  double min_improvement = 0.01;         // relative geomean gain that counts, at least (beyond the CI anyway)
+  double suspicious_win_ratio = 1.5;     // geomean jump over the best so far that is questioned
+  int hook_block_budget = 12;            // stop-hook blocks per agent session before it lets the agent stop
+};
+
+struct CampaignConfig {
+  std::string plugin;                    // plugin id
+  std::string set;                       // scenario set
+  std::vector<std::string> scenarios;    // optional subset (ids of the set, or key=value names)
+  std::string candidate = "candidate.cu";
+  std::string arch;                      // target arch (e.g. sm_90a): selects architecture packs
+  std::string goal;                      // goal expression (docs/goals.md)
+  nlohmann::json constraints;            // null: the plugin's; else an override object (as `--constraints`)
+  std::vector<std::string> packs;        // question pack ids
+  bool questions = true;                 // false: a control campaign (same goal and gate, no questions)
+  std::string peer;                      // another implementation exists (enables that pack); empty: none
+  CampaignThresholds thresholds;
+  nlohmann::json eval;                   // evaluation settings: {min_rounds, max_rounds, time_budget, target_ci}
+  std::string created_at;
+};
+
+nlohmann::json to_json(const CampaignConfig& config);
+// Strict: unknown keys and wrong types are errors naming the file and the key.
+Result<CampaignConfig> parse_campaign_config(std::string_view text, std::string_view file_name);
+
+// One evaluation as the log keeps it (small: enough for status, events, gate and reports).
+struct EvaluationSummary {
+  int number = 0;                        // 1-based, in log order
+  std::string time;
+  std::string candidate_sha256;
+  std::string record_file;               // relative to .kseek/
+  std::string record_sha256;
+  std::string status;                    // record status: COMPLETE, BUILD_FAILED, NEEDS_GPU
+  bool all_passed = false;
+  std::optional<double> geomean, geomean_low, geomean_high;
+  nlohmann::json scenarios;              // [{id, status, ratio, ci_low, ci_high}]
+};
+
+// The evaluation entry of a log record, or nothing when it is another type.
+std::optional<EvaluationSummary> evaluation_of(const LogRecord& record);
+
+class Campaign {
+ public:
+  // Opens DIR (or the nearest parent holding campaign.json when `search_up`). Checks that campaign.json still
+  // has the hash the log recorded; a mismatch is an error that says what to do.
+  static Result<Campaign> open(const std::filesystem::path& dir, bool search_up = true);
+
+  // Creates DIR's files: campaign.json, the candidate, .kseek/log.jsonl with an `init` record. DIR may exist
+  // but must not already hold a campaign.
+  static Result<Campaign> create(const std::filesystem::path& dir, const CampaignConfig& config,
+                                 std::string_view candidate_text, std::string_view seed_sha256);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const CampaignConfig& config() const { return config_; }
+  std::filesystem::path candidate_path() const { return dir_ / config_.candidate; }
+  std::filesystem::path log_path() const { return dir_ / ".kseek" / "log.jsonl"; }
+  std::filesystem::path state_dir() const { return dir_ / ".kseek"; }
+
+  // sha256 of the candidate file as it is now, or an error if it cannot be read.
+  Result<std::string> candidate_sha256() const;
+
+  // Appends a record: `type` and `time` are added. Only returns after the record is durable.
+  Result<void> append(std::string_view type, nlohmann::json fields) const;
+
+  // Stores a full evaluation record (atomically, under .kseek/evaluations/) and appends its summary.
+  Result<EvaluationSummary> record_evaluation(const nlohmann::json& eval_record) const;
+
+  // The whole log; damaged lines are reported by the caller (they are never dropped silently).
+  Result<LogContents> read_log() const;
+
+  // Loads a full evaluation record and checks it against the hash its log entry holds.
+  Result<nlohmann::json> load_evaluation(const EvaluationSummary& summary) const;
+
+ private:
+  Campaign(std::filesystem::path dir, CampaignConfig config) : dir_(std::move(dir)), config_(std::move(config)) {}
+  std::filesystem::path dir_;
+  CampaignConfig config_;
+};
+
+std::string utc_timestamp();  // 2026-11-30T10:24:18Z
+
+}  // namespace kseek

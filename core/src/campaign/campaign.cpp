@@ -1,0 +1,364 @@
+// The campaign store: strict config parsing, the directory layout, appends to the log, stored evaluation records.
+// It must never overwrite an existing campaign, and never hand out a record whose bytes differ from what was logged.
+#include "kseek/core/campaign/campaign.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "kseek/core/questions/question_pack.hpp"
+#include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
+#include "kseek/sdk/version.hpp"
+
+namespace kseek {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+namespace {
+
+constexpr const char* kConfigFile = "campaign.json";
+
+json thresholds_json(const CampaignThresholds& t) {
+  return {{"stagnation_evaluations", t.stagnation_evaluations},
+          {"stagnation_minutes", t.stagnation_minutes},
+          {"min_improvement", t.min_improvement},
+          {"suspicious_win_ratio", t.suspicious_win_ratio},
+          {"hook_block_budget", t.hook_block_budget}};
+}
+
+// Reads config fields one by one so every problem names its key; unknown keys are refused.
+class ConfigReader {
+ public:
+  ConfigReader(const json& root, std::string_view file) : root_(root), file_(file) {}
+
+  Result<CampaignConfig> read() {
+    if (!root_.is_object()) return problem("", "the top level must be a JSON object");
+    static const std::set<std::string> known = {"format", "plugin", "set", "scenarios", "candidate", "arch", "goal",
+                                                "constraints", "packs", "questions", "peer", "thresholds", "eval",
+                                                "created_at"};
+    for (const auto& [key, value] : root_.items()) {
+      if (!known.contains(key)) return problem(key, "unknown key (known: see docs/campaigns.md)");
+    }
+    if (root_.value("format", "") != kCampaignFormat) {
+      return problem("format", fmt::format("must be \"{}\"", kCampaignFormat));
+    }
+    CampaignConfig c;
+    if (!string_field("plugin", c.plugin, true) || !string_field("set", c.set, true) ||
+        !string_field("candidate", c.candidate, true) || !string_field("arch", c.arch, false) ||
+        !string_field("goal", c.goal, true) || !string_field("peer", c.peer, false) ||
+        !string_field("created_at", c.created_at, false) || !string_list("scenarios", c.scenarios) ||
+        !string_list("packs", c.packs)) {
+      return error_;
+    }
+    if (c.candidate.empty() || c.candidate.find('/') != std::string::npos || c.candidate.starts_with(".")) {
+      return problem("candidate", "must be a plain file name in the campaign folder, e.g. candidate.cu");
+    }
+    if (root_.contains("questions")) {
+      if (!root_["questions"].is_boolean()) return problem("questions", "must be true or false");
+      c.questions = root_["questions"].get<bool>();
+    }
+    if (root_.contains("constraints")) {
+      if (!root_["constraints"].is_null() && !root_["constraints"].is_object()) {
+        return problem("constraints", "must be null (the plugin's) or an object overriding them");
+      }
+      c.constraints = root_["constraints"];
+    }
+    if (root_.contains("eval")) {
+      const json& e = root_["eval"];
+      if (!e.is_object()) return problem("eval", "must be an object");
+      for (const auto& [key, value] : e.items()) {
+        static const std::set<std::string> eval_keys = {"min_rounds", "max_rounds", "time_budget", "target_ci",
+                                                        "scenario_timeout"};
+        if (!eval_keys.contains(key)) return problem("eval." + key, "unknown key");
+        if (!value.is_number() || value.get<double>() <= 0) return problem("eval." + key, "must be a positive number");
+      }
+      c.eval = e;
+    }
+    if (root_.contains("thresholds")) {
+      const json& t = root_["thresholds"];
+      if (!t.is_object()) return problem("thresholds", "must be an object");
+      const json defaults = thresholds_json(c.thresholds);
+      for (const auto& [key, value] : t.items()) {
+        if (!defaults.contains(key)) return problem("thresholds." + key, "unknown key");
+        if (!value.is_number() || value.get<double>() <= 0) return problem("thresholds." + key, "must be a positive number");
+      }
+      c.thresholds.stagnation_evaluations = t.value("stagnation_evaluations", c.thresholds.stagnation_evaluations);
+      c.thresholds.stagnation_minutes = t.value("stagnation_minutes", c.thresholds.stagnation_minutes);
+      c.thresholds.min_improvement = t.value("min_improvement", c.thresholds.min_improvement);
+      c.thresholds.suspicious_win_ratio = t.value("suspicious_win_ratio", c.thresholds.suspicious_win_ratio);
+      c.thresholds.hook_block_budget = t.value("hook_block_budget", c.thresholds.hook_block_budget);
+      if (c.thresholds.suspicious_win_ratio <= 1.0) return problem("thresholds.suspicious_win_ratio", "must be above 1");
+    }
+    return c;
+  }
+
+ private:
+  Error problem(const std::string& key, const std::string& what) {
+    error_ = make_error(key.empty() ? fmt::format("{}: {}", file_, what) : fmt::format("{}: '{}': {}", file_, key, what));
+    return error_;
+  }
+  bool string_field(const char* key, std::string& out, bool required) {
+    if (!root_.contains(key)) {
+      if (required) problem(key, "missing (required)");
+      return !required;
+    }
+    if (!root_[key].is_string()) {
+      problem(key, "must be a string");
+      return false;
+    }
+    out = root_[key].get<std::string>();
+    if (required && out.empty()) {
+      problem(key, "must not be empty");
+      return false;
+    }
+    return true;
+  }
+  bool string_list(const char* key, std::vector<std::string>& out) {
+    if (!root_.contains(key)) return true;
+    if (!root_[key].is_array()) {
+      problem(key, "must be a list of strings");
+      return false;
+    }
+    for (const auto& v : root_[key]) {
+      if (!v.is_string()) {
+        problem(key, "must be a list of strings");
+        return false;
+      }
+      out.push_back(v.get<std::string>());
+    }
+    return true;
+  }
+
+  const json& root_;
+  std::string_view file_;
+  Error error_;
+};
+
+std::string config_text(const CampaignConfig& config) { return to_json(config).dump(2) + "\n"; }
+
+// The hash campaign.json must have: the one in the newest init/config record.
+std::optional<std::string> logged_config_hash(const std::vector<LogRecord>& records) {
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    const std::string type = it->value.value("type", "");
+    if (type == "init" || type == "config") return it->value.value("config_sha256", "");
+  }
+  return std::nullopt;
+}
+
+std::optional<double> optional_number(const json& j, const char* key) {
+  if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+json to_json(const CampaignConfig& c) {
+  json j = {{"format", kCampaignFormat},
+            {"plugin", c.plugin},
+            {"set", c.set},
+            {"candidate", c.candidate},
+            {"arch", c.arch},
+            {"goal", c.goal},
+            {"constraints", c.constraints},
+            {"packs", c.packs},
+            {"questions", c.questions},
+            {"peer", c.peer},
+            {"thresholds", thresholds_json(c.thresholds)},
+            {"created_at", c.created_at}};
+  if (!c.scenarios.empty()) j["scenarios"] = c.scenarios;
+  if (!c.eval.is_null()) j["eval"] = c.eval;
+  return j;
+}
+
+Result<CampaignConfig> parse_campaign_config(std::string_view text, std::string_view file_name) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    const auto pos = position_of_offset(text, e.byte == 0 ? 0 : e.byte - 1);
+    return make_error(fmt::format("{}:{}:{}: not valid JSON: {}", file_name, pos.line, pos.column, e.what()));
+  } catch (const json::exception& e) {
+    return make_error(fmt::format("{}: not valid JSON: {}", file_name, e.what()));
+  }
+  return ConfigReader(root, file_name).read();
+}
+
+std::optional<EvaluationSummary> evaluation_of(const LogRecord& record) {
+  const json& v = record.value;
+  if (v.value("type", "") != "evaluation") return std::nullopt;
+  EvaluationSummary s;
+  s.number = v.value("number", 0);
+  s.time = v.value("time", "");
+  s.candidate_sha256 = v.value("candidate_sha256", "");
+  s.record_file = v.value("record_file", "");
+  s.record_sha256 = v.value("record_sha256", "");
+  s.status = v.value("status", "");
+  s.all_passed = v.value("all_passed", false);
+  s.geomean = optional_number(v, "geomean");
+  s.geomean_low = optional_number(v, "geomean_low");
+  s.geomean_high = optional_number(v, "geomean_high");
+  s.scenarios = v.value("scenarios", json::array());
+  return s;
+}
+
+Result<Campaign> Campaign::open(const fs::path& start, bool search_up) {
+  fs::path dir = fs::absolute(start).lexically_normal();
+  while (!fs::exists(dir / kConfigFile)) {
+    if (!search_up || dir == dir.root_path() || !dir.has_parent_path()) {
+      return make_error(fmt::format("no campaign here: {} has no {} (create one with `kseek init DIR --plugin ID`)",
+                                    fs::absolute(start).string(), kConfigFile));
+    }
+    dir = dir.parent_path();
+  }
+  const fs::path file = dir / kConfigFile;
+  auto text = read_file(file);
+  if (!text) return text.error();
+  auto config = parse_campaign_config(*text, file.string());
+  if (!config) return config.error();
+  Campaign campaign(dir, std::move(*config));
+  auto log = read_records(campaign.log_path());
+  if (!log) return log.error();
+  const auto expected = logged_config_hash(log->records);
+  if (!expected) {
+    return make_error(fmt::format("{}: the campaign log {} has no init record; the campaign is damaged or was not made "
+                                  "by `kseek init`", file.string(), campaign.log_path().string()));
+  }
+  if (const std::string actual = sha256_hex(*text); actual != *expected) {
+    return make_error(fmt::format("{} was changed outside kseek (sha256 {}, the log recorded {}): campaign.json is "
+                                  "read-only to the agent. Restore it, or have a person accept the change with "
+                                  "`kseek reconfigure`", file.string(), actual.substr(0, 12), expected->substr(0, 12)));
+  }
+  return campaign;
+}
+
+Result<Campaign> Campaign::create(const fs::path& dir_in, const CampaignConfig& config_in,
+                                  std::string_view candidate_text, std::string_view seed_sha256) {
+  const fs::path dir = fs::absolute(dir_in).lexically_normal();
+  if (fs::exists(dir / kConfigFile) || fs::exists(dir / ".kseek")) {
+    return make_error(fmt::format("{} already holds a campaign; choose another folder (nothing was changed)", dir.string()));
+  }
+  CampaignConfig config = config_in;
+  if (config.created_at.empty()) config.created_at = utc_timestamp();
+  // The config must read back exactly: a campaign that its own reader refuses would be unusable.
+  const std::string text = config_text(config);
+  if (auto reread = parse_campaign_config(text, (dir / kConfigFile).string()); !reread) return reread.error();
+  std::error_code ec;
+  fs::create_directories(dir / ".kseek" / "evaluations", ec);
+  if (ec) return make_error(fmt::format("cannot create {}: {}", (dir / ".kseek").string(), ec.message()));
+  Campaign campaign(dir, config);
+  if (!fs::exists(campaign.candidate_path())) {
+    if (auto w = write_file_atomically(campaign.candidate_path(), candidate_text); !w) return w.error();
+  }
+  if (auto w = write_file_atomically(dir / kConfigFile, text); !w) return w.error();
+  auto candidate_hash = campaign.candidate_sha256();
+  if (!candidate_hash) return candidate_hash.error();
+  if (auto a = campaign.append("init", {{"format", kCampaignLogFormat},
+                                        {"config", to_json(config)},
+                                        {"config_sha256", sha256_hex(text)},
+                                        {"candidate_sha256", *candidate_hash},
+                                        {"seed_sha256", seed_sha256},
+                                        {"kseek_version", KSEEK_SDK_VERSION}});
+      !a) {
+    return a.error();
+  }
+  return campaign;
+}
+
+Result<std::string> Campaign::candidate_sha256() const {
+  auto text = read_file(candidate_path());
+  if (!text) return make_error(fmt::format("cannot read the candidate: {}", text.error().message));
+  return sha256_hex(*text);
+}
+
+Result<void> Campaign::append(std::string_view type, json fields) const {
+  json record = {{"type", type}, {"time", utc_timestamp()}};
+  for (auto& [key, value] : fields.items()) record[key] = value;
+  return append_record(log_path(), record);
+}
+
+Result<LogContents> Campaign::read_log() const { return read_records(log_path()); }
+
+Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
+  auto log = read_log();
+  if (!log) return log.error();
+  int number = 1;
+  for (const auto& r : log->records) {
+    if (auto e = evaluation_of(r)) number = std::max(number, e->number + 1);
+  }
+  EvaluationSummary s;
+  s.number = number;
+  s.record_file = fmt::format("evaluations/{:04}.json", number);
+  const std::string text = eval.dump(1) + "\n";
+  s.record_sha256 = sha256_hex(text);
+  // A record file from a crashed earlier attempt with the same number is replaced: it was never acknowledged.
+  if (auto w = write_file_atomically(state_dir() / s.record_file, text); !w) return w.error();
+  s.candidate_sha256 = eval.contains("candidate") ? eval["candidate"].value("sha256", "") : "";
+  s.status = eval.value("status", "");
+  s.scenarios = json::array();
+  bool all_passed = s.status == "COMPLETE";
+  std::size_t count = 0;
+  for (const auto& r : eval.value("scenarios", json::array())) {
+    json entry = {{"id", r.value("scenario", "")}, {"status", r.value("status", "")}};
+    if (r.contains("timing")) {
+      const auto& t = r["timing"];
+      entry["ratio"] = t.value("ratio", 1.0);
+      entry["ci_low"] = t.value("ci_low", 1.0);
+      entry["ci_high"] = t.value("ci_high", 1.0);
+    }
+    all_passed = all_passed && r.value("status", "") == "PASSED";
+    s.scenarios.push_back(entry);
+    ++count;
+  }
+  s.all_passed = all_passed && count > 0;
+  if (eval.contains("summary") && eval["summary"].contains("geomean")) {
+    const auto& g = eval["summary"]["geomean"];
+    s.geomean = optional_number(g, "value");
+    s.geomean_low = optional_number(g, "ci_low");
+    s.geomean_high = optional_number(g, "ci_high");
+  }
+  auto num = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
+  json fields = {{"number", s.number},
+                 {"candidate_sha256", s.candidate_sha256},
+                 {"record_file", s.record_file},
+                 {"record_sha256", s.record_sha256},
+                 {"status", s.status},
+                 {"all_passed", s.all_passed},
+                 {"geomean", num(s.geomean)},
+                 {"geomean_low", num(s.geomean_low)},
+                 {"geomean_high", num(s.geomean_high)},
+                 {"scenarios", s.scenarios},
+                 {"gpu", eval.contains("environment") ? eval["environment"].value("name", "") : ""},
+                 {"measure_time", eval.contains("settings") ? eval["settings"].value("measure_time", true) : true}};
+  if (auto a = append("evaluation", fields); !a) return a.error();
+  s.time = utc_timestamp();
+  return s;
+}
+
+Result<json> Campaign::load_evaluation(const EvaluationSummary& summary) const {
+  const fs::path file = state_dir() / summary.record_file;
+  auto text = read_file(file);
+  if (!text) return text.error();
+  if (sha256_hex(*text) != summary.record_sha256) {
+    return make_error(fmt::format("{} does not match the sha256 its log entry holds (evaluation {}): the record was "
+                                  "changed after kseek wrote it, so it is not evidence", file.string(), summary.number));
+  }
+  try {
+    return json::parse(*text);
+  } catch (const json::exception& e) {
+    return make_error(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+  }
+}
+
+}  // namespace kseek

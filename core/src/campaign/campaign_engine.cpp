@@ -1,0 +1,369 @@
+// Events, question selection, the gate and the status, all computed from the campaign log.
+// It must never raise an event twice for the same evidence, and never let stale or altered evidence meet the goal.
+#include "kseek/core/campaign/campaign_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "kseek/core/util/files.hpp"
+
+namespace kseek {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using SystemClock = std::chrono::system_clock;
+
+namespace {
+
+std::optional<SystemClock::time_point> parse_time(const std::string& text) {
+  std::tm tm{};
+  if (text.size() < 20 || strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return std::nullopt;
+  return SystemClock::from_time_t(timegm(&tm));
+}
+
+bool has_timing(const EvaluationSummary& e) { return e.geomean.has_value(); }
+
+// Where the campaign stands before evaluation `upto` (exclusive): the best timed, fully passing geomean (the
+// seed, 1.0, until one exists), the evaluation that set it and how many timed evaluations came since.
+struct Progress {
+  double best = 1.0;
+  double best_high = 1.0;
+  int best_number = 0;
+  std::string best_time;
+  int timed_since_best = 0;
+};
+
+bool improves(const EvaluationSummary& e, const Progress& p, const CampaignThresholds& t) {
+  return is_improvement(e, p.best, p.best_high, t.min_improvement);
+}
+
+Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_t upto, const CampaignThresholds& t,
+                         const std::string& init_time) {
+  Progress p;
+  p.best_time = init_time;
+  for (std::size_t i = 0; i < upto && i < evals.size(); ++i) {
+    const auto& e = evals[i];
+    if (improves(e, p, t)) {
+      p.best = *e.geomean;
+      p.best_high = e.geomean_high.value_or(*e.geomean);
+      p.best_number = e.number;
+      p.best_time = e.time;
+      p.timed_since_best = 0;
+    } else if (has_timing(e)) {
+      ++p.timed_since_best;
+    }
+  }
+  return p;
+}
+
+std::vector<EvaluationSummary> evaluations(const std::vector<LogRecord>& log) {
+  std::vector<EvaluationSummary> out;
+  for (const auto& r : log) {
+    if (auto e = evaluation_of(r)) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+bool event_logged(const std::vector<LogRecord>& log, std::string_view name, int evaluation) {
+  return std::any_of(log.begin(), log.end(), [&](const LogRecord& r) {
+    return r.value.value("type", "") == "event" && r.value.value("event", "") == name &&
+           r.value.value("evaluation", 0) == evaluation;
+  });
+}
+
+std::string init_time(const std::vector<LogRecord>& log) {
+  for (const auto& r : log) {
+    if (r.value.value("type", "") == "init") return r.value.value("time", "");
+  }
+  return "";
+}
+
+std::string failing_list(const EvaluationSummary& e, std::size_t limit = 4) {
+  std::string list;
+  std::size_t shown = 0, failing = 0;
+  for (const auto& s : e.scenarios) {
+    if (s.value("status", "") == "PASSED") continue;
+    ++failing;
+    if (shown < limit) {
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", s.value("id", "?"), s.value("status", "?"));
+      ++shown;
+    }
+  }
+  if (failing > shown) list += fmt::format(" and {} more", failing - shown);
+  return list;
+}
+
+std::string normalized_arch(std::string arch) {
+  // sm_90a and sm_90 name the same generation for pack selection.
+  while (!arch.empty() && std::isalpha(static_cast<unsigned char>(arch.back())) && arch.size() > 3) arch.pop_back();
+  return arch;
+}
+
+}  // namespace
+
+bool is_improvement(const EvaluationSummary& e, double best, double best_high, double min_improvement) {
+  if (!e.all_passed || !e.geomean) return false;
+  return *e.geomean >= best * (1.0 + min_improvement) && e.geomean_low.value_or(*e.geomean) > best_high;
+}
+
+std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const std::vector<LogRecord>& log,
+                                          SystemClock::time_point now) {
+  std::vector<CampaignEvent> events;
+  if (!event_logged(log, "start", 0)) events.push_back({"start", "the campaign has begun", 0});
+  const auto evals = evaluations(log);
+  const std::string started = init_time(log);
+  if (!evals.empty()) {
+    const EvaluationSummary& latest = evals.back();
+    const Progress before = progress_before(evals, evals.size() - 1, config.thresholds, started);
+    const bool ran = latest.status == "COMPLETE";
+    bool mistrusted = false;
+    for (const auto& s : latest.scenarios) mistrusted = mistrusted || s.value("status", "") == "MISTRUSTED";
+    // The previous completed evaluation, for the regression's transition.
+    const EvaluationSummary* previous = nullptr;
+    for (std::size_t i = evals.size() - 1; i-- > 0;) {
+      if (evals[i].status == "COMPLETE") {
+        previous = &evals[i];
+        break;
+      }
+    }
+    if (ran && mistrusted && !event_logged(log, "suspicious-win", latest.number)) {
+      events.push_back({"suspicious-win",
+                        fmt::format("evaluation {}: a scenario ran faster than this GPU's physics allows ({})",
+                                    latest.number, failing_list(latest)),
+                        latest.number});
+    } else if (ran && latest.all_passed && has_timing(latest) &&
+               *latest.geomean > before.best * config.thresholds.suspicious_win_ratio &&
+               !event_logged(log, "suspicious-win", latest.number)) {
+      events.push_back({"suspicious-win",
+                        fmt::format("evaluation {}: geomean {:.4f} is {:.2f}x the best so far ({:.4f})", latest.number,
+                                    *latest.geomean, *latest.geomean / before.best, before.best),
+                        latest.number});
+    }
+    if (ran && !latest.all_passed && !mistrusted && previous != nullptr && previous->all_passed &&
+        !event_logged(log, "correctness-regression", latest.number)) {
+      events.push_back({"correctness-regression",
+                        fmt::format("evaluation {}: {} (evaluation {} passed everywhere)", latest.number,
+                                    failing_list(latest), previous->number),
+                        latest.number});
+    }
+    // Stagnation by count: every N timed evaluations without a real improvement.
+    const Progress after = progress_before(evals, evals.size(), config.thresholds, started);
+    const int n = config.thresholds.stagnation_evaluations;
+    if (has_timing(latest) && after.best_number != latest.number && after.timed_since_best > 0 &&
+        after.timed_since_best % n == 0 && !event_logged(log, "stagnation", latest.number)) {
+      events.push_back({"stagnation",
+                        fmt::format("{} timed evaluations without a gain beyond the noise (best geomean {:.4f}{})",
+                                    after.timed_since_best, after.best,
+                                    after.best_number ? fmt::format(", evaluation {}", after.best_number) : " = the seed"),
+                        latest.number});
+    }
+  }
+  // Stagnation by time: the k-th such event once k x T minutes have passed since the last improvement (or the
+  // start). Counting earlier events, not reading their clock, keeps this independent of when they were written.
+  const Progress p = progress_before(evals, evals.size(), config.thresholds, started);
+  if (auto since = parse_time(p.best_time); since && !evals.empty()) {
+    int already_logged = 0;
+    for (const auto& r : log) {
+      if (r.value.value("type", "") == "event" && r.value.value("event", "") == "stagnation" &&
+          r.value.value("evaluation", -1) == 0 && r.value.value("time", "") >= p.best_time) {
+        ++already_logged;
+      }
+    }
+    const bool raised_now = std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "stagnation"; });
+    const double minutes = std::chrono::duration<double, std::ratio<60>>(now - *since).count();
+    if (!raised_now && minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
+      events.push_back({"stagnation",
+                        fmt::format("{:.0f} minutes without a gain beyond the noise (best geomean {:.4f})", minutes, p.best),
+                        0});
+    }
+  }
+  return events;
+}
+
+std::optional<CampaignEvent> unanswered_event(const std::vector<LogRecord>& log) {
+  for (auto it = log.rbegin(); it != log.rend(); ++it) {
+    const std::string type = it->value.value("type", "");
+    if (type == "question") return std::nullopt;
+    if (type == "event") {
+      return CampaignEvent{it->value.value("event", ""), it->value.value("detail", ""), it->value.value("evaluation", 0)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>& packs, const CampaignConfig& config,
+                                                std::string_view event, const std::vector<LogRecord>& log) {
+  if (!config.questions) return std::nullopt;
+  // A person's question waits for the agent's next hook; it goes first, whatever the event.
+  std::map<int, std::string> steers;
+  std::map<std::string, std::size_t> last_asked;  // question id -> position in the log
+  std::string last_id;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    const json& v = log[i].value;
+    const std::string type = v.value("type", "");
+    if (type == "steer") steers[v.value("steer_id", 0)] = v.value("text", "");
+    if (type == "question") {
+      if (v.value("source", "") == "human") steers.erase(v.value("steer_id", 0));
+      last_asked[v.value("id", "")] = i + 1;
+      last_id = v.value("id", "");
+    }
+  }
+  if (!steers.empty()) {
+    const auto& [id, text] = *steers.begin();
+    return SelectedQuestion{fmt::format("steer-{}", id), "human", text, std::string(event), "human"};
+  }
+  struct Candidate {
+    std::size_t asked;  // 0: never
+    std::size_t order;
+    SelectedQuestion question;
+  };
+  std::vector<Candidate> candidates;
+  std::size_t order = 0;
+  const std::string arch = normalized_arch(config.arch);
+  for (const auto& pack : packs) {
+    if (pack.architecture && normalized_arch(*pack.architecture) != arch) continue;
+    for (const auto& q : pack.items) {
+      ++order;
+      if (std::find(q.triggers.begin(), q.triggers.end(), event) == q.triggers.end()) continue;
+      if (q.requires_other_implementation && config.peer.empty()) continue;
+      if (q.id == last_id) continue;
+      const auto it = last_asked.find(q.id);
+      candidates.push_back({it == last_asked.end() ? 0 : it->second, order, {q.id, pack.id, q.text, std::string(event), "bank"}});
+    }
+  }
+  if (candidates.empty()) return std::nullopt;
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.asked != b.asked ? a.asked < b.asked : a.order < b.order;
+  });
+  return candidates.front().question;
+}
+
+Result<std::vector<QuestionPack>> load_campaign_packs(const CampaignConfig& config,
+                                                      const std::vector<QuestionPack>& available) {
+  if (config.packs.empty()) return available;
+  std::vector<QuestionPack> chosen;
+  for (const auto& id : config.packs) {
+    auto it = std::find_if(available.begin(), available.end(), [&](const QuestionPack& p) { return p.id == id; });
+    if (it == available.end()) {
+      std::string known;
+      for (const auto& p : available) known += (known.empty() ? "" : ", ") + p.id;
+      return make_error(fmt::format("campaign.json names question pack '{}', which is not installed (installed: {}); "
+                                    "install it with `kseek questions install FILE`", id, known));
+    }
+    chosen.push_back(*it);
+  }
+  return chosen;
+}
+
+std::vector<std::string> GateResult::unmet() const {
+  std::vector<std::string> out;
+  if (!evidence_problem.empty()) out.push_back(evidence_problem);
+  for (const auto& t : terms) {
+    if (!t.holds) out.push_back(fmt::format("{}: {}", t.source, t.explanation));
+  }
+  return out;
+}
+
+GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
+  GateResult gate;
+  auto goal = parse_goal(campaign.config().goal);
+  if (!goal) {
+    gate.evidence_problem = "the campaign's goal does not parse: " + goal.error().message;
+    return gate;
+  }
+  auto hash = campaign.candidate_sha256();
+  if (!hash) {
+    gate.evidence_problem = hash.error().message;
+    gate.terms = evaluate_goal(*goal, json()).terms;
+    return gate;
+  }
+  gate.candidate_sha256 = *hash;
+  std::optional<EvaluationSummary> evidence;
+  for (const auto& e : evaluations(log.records)) {
+    if (e.candidate_sha256 == *hash && e.status == "COMPLETE") evidence = e;
+  }
+  json record;  // null: no evidence
+  if (!evidence) {
+    gate.evidence_problem = fmt::format("no completed evaluation of the current candidate (sha256 {}): run `kseek eval`",
+                                        hash->substr(0, 12));
+  } else {
+    gate.evaluation = evidence->number;
+    std::error_code ec;
+    const auto modified = fs::last_write_time(campaign.candidate_path(), ec);
+    const auto evaluated = parse_time(evidence->time);
+    const auto modified_system = std::chrono::time_point_cast<SystemClock::duration>(
+        modified - fs::file_time_type::clock::now() + SystemClock::now());
+    if (!ec && evaluated && modified_system > *evaluated + std::chrono::seconds(1)) {
+      gate.evidence_problem = fmt::format("{} was written after evaluation {} ({}): the evidence is older than the "
+                                          "candidate; run `kseek eval`", campaign.config().candidate, evidence->number,
+                                          evidence->time);
+    } else if (auto loaded = campaign.load_evaluation(*evidence); !loaded) {
+      gate.evidence_problem = loaded.error().message;
+    } else if (loaded->value("synthetic", false) && !(std::getenv("KSEEK_TESTING") && std::string_view(std::getenv("KSEEK_TESTING")) == "1")) {
+      // A test worker's canned results (docs/campaigns-runner.md) are evidence only inside kseek's own tests.
+      gate.evidence_problem = fmt::format("evaluation {} is synthetic (canned results from a test worker, KSEEK_TESTING=1): "
+                                          "it is not evidence; run `kseek eval` without the test override", evidence->number);
+    } else if (!loaded->contains("candidate") || (*loaded)["candidate"].value("sha256", "") != *hash) {
+      gate.evidence_problem = fmt::format("evaluation {}'s record names another candidate than its log entry",
+                                          evidence->number);
+    } else {
+      record = std::move(*loaded);
+    }
+  }
+  const GoalVerdict verdict = evaluate_goal(*goal, gate.evidence_problem.empty() ? record : json());
+  gate.terms = verdict.terms;
+  gate.holds = gate.evidence_problem.empty() && verdict.holds;
+  if (!gate.evidence_problem.empty()) gate.evaluation = 0;
+  return gate;
+}
+
+json campaign_status(const Campaign& campaign, const LogContents& log) {
+  const auto& config = campaign.config();
+  const auto evals = evaluations(log.records);
+  json status = {{"campaign", campaign.dir().string()},
+                 {"plugin", config.plugin},
+                 {"set", config.set},
+                 {"goal", config.goal},
+                 {"questions", config.questions},
+                 {"evaluations", evals.size()}};
+  const Progress p = progress_before(evals, evals.size(), config.thresholds, init_time(log.records));
+  status["best"] = p.best_number == 0 ? json{{"evaluation", 0}, {"geomean", 1.0}, {"note", "the seed"}}
+                                      : json{{"evaluation", p.best_number}, {"geomean", p.best}};
+  if (!evals.empty()) {
+    const auto& e = evals.back();
+    status["latest"] = {{"evaluation", e.number}, {"time", e.time}, {"status", e.status}, {"all_passed", e.all_passed},
+                        {"geomean", e.geomean ? json(*e.geomean) : json()},
+                        {"geomean_low", e.geomean_low ? json(*e.geomean_low) : json()},
+                        {"geomean_high", e.geomean_high ? json(*e.geomean_high) : json()},
+                        {"failing", failing_list(e, 8)}};
+  }
+  json trend = json::array();
+  for (std::size_t i = evals.size() > 8 ? evals.size() - 8 : 0; i < evals.size(); ++i) {
+    trend.push_back({{"evaluation", evals[i].number}, {"geomean", evals[i].geomean ? json(*evals[i].geomean) : json()},
+                     {"all_passed", evals[i].all_passed}});
+  }
+  status["trend"] = trend;
+  status["timed_evaluations_since_best"] = p.timed_since_best;
+  const GateResult gate = compute_gate(campaign, log);
+  status["gate"] = {{"holds", gate.holds}, {"evaluation", gate.evaluation}, {"unmet", gate.unmet()},
+                    {"candidate_sha256", gate.candidate_sha256}};
+  json open = json::array();
+  for (const auto& e : pending_events(config, log.records, SystemClock::now())) {
+    open.push_back({{"event", e.name}, {"detail", e.detail}, {"logged", false}});
+  }
+  if (auto e = unanswered_event(log.records)) open.push_back({{"event", e->name}, {"detail", e->detail}, {"logged", true}});
+  status["open_events"] = open;
+  std::map<std::string, int> counts;
+  for (const auto& r : log.records) counts[r.value.value("type", "?")] += 1;
+  status["record_counts"] = counts;
+  json damaged = json::array();
+  for (const auto& d : log.damaged) damaged.push_back({{"line", d.line}, {"reason", d.reason}});
+  status["damaged_lines"] = damaged;
+  return status;
+}
+
+}  // namespace kseek

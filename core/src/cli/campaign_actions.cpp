@@ -1,0 +1,301 @@
+// The campaign verbs: each opens the campaign (which checks its config hash), reads the log, computes, appends.
+// It must never append a record before the computation it reports has succeeded, and never print.
+#include "campaign_actions.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+
+#include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/campaign_engine.hpp"
+#include "question_library.hpp"
+
+extern char** environ;
+
+namespace kseek::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+ActionResult usage_error(const std::string& message) {
+  return {kExitUsage, {{"status", "ERROR"}, {"error", message}}};
+}
+
+// The order in which events claim the one question an evaluation may bring.
+int event_priority(const std::string& name) {
+  static const std::array<const char*, 6> order = {"suspicious-win", "correctness-regression", "completion-claim",
+                                                   "limit-claim",    "stagnation",             "start"};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (name == order[i]) return static_cast<int>(i);
+  }
+  return static_cast<int>(order.size());
+}
+
+json event_json(const CampaignEvent& e) { return {{"event", e.name}, {"detail", e.detail}, {"evaluation", e.evaluation}}; }
+
+// Logs every event the log implies but does not hold yet; returns them.
+Result<std::vector<CampaignEvent>> log_pending_events(const Campaign& campaign) {
+  auto log = campaign.read_log();
+  if (!log) return log.error();
+  auto events = pending_events(campaign.config(), log->records, std::chrono::system_clock::now());
+  for (const auto& e : events) {
+    if (auto a = campaign.append("event", event_json(e)); !a) return a.error();
+  }
+  return events;
+}
+
+// Picks and logs the question for `event`; null when questions are off or no item fits.
+Result<json> ask_and_log(const GlobalOptions& options, const Campaign& campaign, const std::string& event,
+                         const std::string& via) {
+  if (!campaign.config().questions) return json();
+  const PackLibrary library = collect_question_packs(options);
+  auto packs = load_campaign_packs(campaign.config(), library.all());
+  if (!packs) return packs.error();
+  auto log = campaign.read_log();
+  if (!log) return log.error();
+  auto chosen = select_question(*packs, campaign.config(), event, log->records);
+  if (!chosen) return json();
+  json record = {{"event", event}, {"id", chosen->id}, {"pack", chosen->pack}, {"text", chosen->text},
+                 {"source", chosen->source}, {"via", via}};
+  if (chosen->source == "human") record["steer_id"] = std::stoi(chosen->id.substr(chosen->id.find('-') + 1));
+  if (auto a = campaign.append("question", record); !a) return a.error();
+  return record;
+}
+
+json gate_json(const GateResult& gate) {
+  json terms = json::array();
+  for (const auto& t : gate.terms) terms.push_back({{"source", t.source}, {"holds", t.holds}, {"explanation", t.explanation}});
+  return {{"holds", gate.holds}, {"evaluation", gate.evaluation}, {"candidate_sha256", gate.candidate_sha256},
+          {"evidence_problem", gate.evidence_problem}, {"terms", terms}, {"unmet", gate.unmet()}};
+}
+
+Result<std::string> self_executable() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return make_error("cannot find the kseek executable (/proc/self/exe): " + ec.message());
+  return exe.string();
+}
+
+// Runs argv, returns (exit status, stdout). stderr is inherited: it is the caller's log.
+Result<std::pair<int, std::string>> run_capturing(const std::vector<std::string>& argv) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return make_error("cannot create a pipe for the evaluation process");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (rc != 0) {
+    ::close(pipe_fds[0]);
+    return make_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
+  }
+  std::string out;
+  std::array<char, 65536> buffer{};
+  for (;;) {
+    const ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
+    if (n > 0) {
+      out.append(buffer.data(), static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return std::pair{code, out};
+}
+
+}  // namespace
+
+ActionResult record_campaign_evaluation(const GlobalOptions& options, const fs::path& dir, const json& eval_record,
+                                        const std::string& via) {
+  auto campaign = Campaign::open(dir, false);
+  if (!campaign) return usage_error(campaign.error().message);
+  auto summary = campaign->record_evaluation(eval_record);
+  if (!summary) return usage_error(summary.error().message);
+  auto events = log_pending_events(*campaign);
+  if (!events) return usage_error(events.error().message);
+  json out = {{"status", "OK"}, {"evaluation", summary->number}, {"record_file", summary->record_file},
+              {"events", json::array()}, {"question", json()}};
+  for (const auto& e : *events) out["events"].push_back(event_json(e));
+  if (!events->empty()) {
+    const auto pressing = std::min_element(events->begin(), events->end(), [](const auto& a, const auto& b) {
+      return event_priority(a.name) < event_priority(b.name);
+    });
+    auto question = ask_and_log(options, *campaign, pressing->name, via);
+    if (!question) return usage_error(question.error().message);
+    out["question"] = *question;
+  }
+  auto log = campaign->read_log();
+  if (!log) return usage_error(log.error().message);
+  out["gate"] = gate_json(compute_gate(*campaign, *log));
+  return {kExitOk, out};
+}
+
+void print_campaign_follow_up(const json& f) {
+  std::cout << fmt::format("campaign: logged as evaluation {} ({})\n", f.value("evaluation", 0), f.value("record_file", ""));
+  for (const auto& e : f.value("events", json::array())) {
+    std::cout << fmt::format("event {}: {}\n", e.value("event", ""), e.value("detail", ""));
+  }
+  if (f.contains("question") && f["question"].is_object()) {
+    std::cout << fmt::format("question ({}): {}\n", f["question"].value("id", ""), f["question"].value("text", ""));
+  }
+  if (f.contains("gate")) {
+    const auto& g = f["gate"];
+    if (g.value("holds", false)) {
+      std::cout << "goal: met for the current candidate\n";
+    } else {
+      std::cout << "goal: not met\n";
+      for (const auto& u : g.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
+    }
+  }
+}
+
+ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, const CampaignEvalOptions& eval) {
+  auto campaign = Campaign::open(dir);
+  if (!campaign) return usage_error(campaign.error().message);
+  auto exe = self_executable();
+  if (!exe) return usage_error(exe.error().message);
+  std::vector<std::string> argv = {*exe, "eval", "--campaign", campaign->dir().string(), "--json",
+                                   "--device", std::to_string(eval.device)};
+  if (eval.correctness_only) argv.push_back("--correctness-only");
+  if (eval.input_seed != 0) argv.insert(argv.end(), {"--seed", std::to_string(eval.input_seed)});
+  for (const auto& d : options.plugin_dirs) argv.insert(argv.end(), {"--plugin-dir", d.string()});
+  if (!options.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", options.cache_dir.string()});
+  if (options.no_cache) argv.push_back("--no-cache");
+  auto ran = run_capturing(argv);
+  if (!ran) return usage_error(ran.error().message);
+  json record;
+  try {
+    record = json::parse(ran->second);
+  } catch (const json::exception&) {
+    return usage_error(fmt::format("`kseek eval` ended with status {} without a JSON record (see its messages on "
+                                   "stderr)", ran->first));
+  }
+  json compact = {{"status", record.value("status", "ERROR")}, {"exit_code", ran->first}};
+  for (const char* key : {"error", "message", "summary", "campaign"}) {
+    if (record.contains(key)) compact[key] = record[key];
+  }
+  compact["scenarios"] = json::array();
+  for (const auto& s : record.value("scenarios", json::array())) {
+    json entry = {{"scenario", s.value("scenario", "")}, {"status", s.value("status", "")}};
+    if (s.contains("message") && !s["message"].get<std::string>().empty()) entry["message"] = s["message"];
+    if (s.contains("timing")) entry["ratio"] = s["timing"].value("ratio", 1.0);
+    compact["scenarios"].push_back(entry);
+  }
+  return {ran->first, compact};
+}
+
+ActionResult campaign_status_action(const GlobalOptions&, const fs::path& dir) {
+  auto campaign = Campaign::open(dir);
+  if (!campaign) return usage_error(campaign.error().message);
+  auto log = campaign->read_log();
+  if (!log) return usage_error(log.error().message);
+  json status = campaign_status(*campaign, *log);
+  status["status"] = "OK";
+  return {kExitOk, status};
+}
+
+ActionResult campaign_ask(const GlobalOptions& options, const fs::path& dir, const std::string& event_in,
+                          const std::string& via) {
+  auto campaign = Campaign::open(dir);
+  if (!campaign) return usage_error(campaign.error().message);
+  std::string event = event_in;
+  if (!event.empty() && std::find(std::begin(kCampaignEvents), std::end(kCampaignEvents), event) == std::end(kCampaignEvents)) {
+    std::string known;
+    for (auto e : kCampaignEvents) known += (known.empty() ? "" : ", ") + std::string(e);
+    return usage_error(fmt::format("unknown event '{}' (events: {})", event, known));
+  }
+  auto events = log_pending_events(*campaign);
+  if (!events) return usage_error(events.error().message);
+  if (event.empty()) {
+    auto log = campaign->read_log();
+    if (!log) return usage_error(log.error().message);
+    if (auto open = unanswered_event(log->records)) event = open->name;
+  }
+  // With no open event only a person's waiting question can be asked (select_question puts it first).
+  auto question = ask_and_log(options, *campaign, event, via);
+  if (!question) return usage_error(question.error().message);
+  json out = {{"status", "OK"}, {"event", event.empty() ? json() : json(event)}, {"question", *question}};
+  if (question->is_null() && event.empty()) {
+    out["note"] = "no open event: every event so far has had its question";
+  } else if (question->is_null()) {
+    out["note"] = campaign->config().questions ? "no question in the campaign's packs fits this event"
+                                                : "questions are off in this campaign (a control campaign)";
+  }
+  return {kExitOk, out};
+}
+
+ActionResult campaign_claim(const GlobalOptions& options, const fs::path& dir, const std::string& kind,
+                            const std::string& text, const std::string& source) {
+  if (kind != "limit" && kind != "done") return usage_error(fmt::format("unknown claim '{}' (claims: limit, done)", kind));
+  if (text.empty()) return usage_error("a claim needs its text: what limit, or why the work is done");
+  auto campaign = Campaign::open(dir);
+  if (!campaign) return usage_error(campaign.error().message);
+  auto hash = campaign->candidate_sha256();
+  if (!hash) return usage_error(hash.error().message);
+  if (auto a = campaign->append("claim", {{"kind", kind}, {"text", text}, {"candidate_sha256", *hash}, {"source", source}}); !a) {
+    return usage_error(a.error().message);
+  }
+  const std::string event = kind == "limit" ? "limit-claim" : "completion-claim";
+  const std::string excerpt = text.size() > 160 ? text.substr(0, 157) + "..." : text;
+  if (auto a = campaign->append("event", {{"event", event}, {"detail", excerpt}, {"evaluation", 0}}); !a) {
+    return usage_error(a.error().message);
+  }
+  auto log = campaign->read_log();
+  if (!log) return usage_error(log.error().message);
+  const GateResult gate = compute_gate(*campaign, *log);
+  json out = {{"status", "OK"}, {"claim", kind}, {"gate", gate_json(gate)}, {"question", json()}};
+  // A completion claim with the goal met needs no question; every other claim gets one.
+  if (!(kind == "done" && gate.holds)) {
+    auto question = ask_and_log(options, *campaign, event, source);
+    if (!question) return usage_error(question.error().message);
+    out["question"] = *question;
+  }
+  return {kExitOk, out};
+}
+
+ActionResult campaign_steer(const GlobalOptions&, const fs::path& dir, const std::string& text) {
+  if (text.empty()) return usage_error("a steering question needs its text");
+  auto campaign = Campaign::open(dir);
+  if (!campaign) return usage_error(campaign.error().message);
+  auto log = campaign->read_log();
+  if (!log) return usage_error(log.error().message);
+  int next = 1;
+  for (const auto& r : log->records) {
+    if (r.value.value("type", "") == "steer") next = std::max(next, r.value.value("steer_id", 0) + 1);
+  }
+  if (auto a = campaign->append("steer", {{"text", text}, {"steer_id", next}}); !a) return usage_error(a.error().message);
+  return {kExitOk, {{"status", "OK"}, {"steer_id", next}, {"text", text},
+                    {"note", "the agent receives it at its next hook or `kseek ask`"}}};
+}
+
+ActionResult campaign_gate(const GlobalOptions&, const fs::path& dir, const std::string& caller) {
+  auto campaign = Campaign::open(dir);
+  if (!campaign) return usage_error(campaign.error().message);
+  auto log = campaign->read_log();
+  if (!log) return usage_error(log.error().message);
+  const GateResult gate = compute_gate(*campaign, *log);
+  json record = gate_json(gate);
+  record["caller"] = caller;
+  if (auto a = campaign->append("gate", record); !a) return usage_error(a.error().message);
+  record["status"] = gate.holds ? "MET" : "UNMET";
+  record["goal"] = campaign->config().goal;
+  return {gate.holds ? kExitOk : kExitVerdict, record};
+}
+
+}  // namespace kseek::cli

@@ -1,0 +1,29 @@
+// The agent-facing files of a campaign directory, and the hook/MCP settings the campaign runner passes explicitly.
+// It must never overwrite a person's file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kseek/core/campaign/campaign.hpp"
+#include "kseek/sdk/result.hpp"
+
+namespace kseek::cli {
+
+// Writes AGENTS.md, CLAUDE.md, .claude/settings.json, .codex/hooks.json, .codex/config.toml and .mcp.json;
+// returns the names of files that already existed and were kept as they were.
+Result<std::vector<std::string>> write_agent_files(const std::filesystem::path& dir, const CampaignConfig& config,
+                                                    const std::filesystem::path& kseek_executable,
+                                                    const std::string& plugin_description);
+
+// The hook settings for `host` ("claude" or "codex") as a settings object ({"hooks": ..., "disableAllHooks": false}).
+nlohmann::json hook_settings(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir,
+                             const std::string& host);
+
+// {"mcpServers": {"kseek": ...}} for `claude --mcp-config`.
+nlohmann::json mcp_registration(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir);
+
+}  // namespace kseek::cli

@@ -1,0 +1,275 @@
+// The campaign commands: `kseek init`, `status`, `ask`, `claim`, `steer`, `gate`, `reconfigure`.
+// It must never create a campaign whose config, goal or question packs it could not read back.
+#include <memory>
+
+#include "campaign_actions.hpp"
+#include "campaign_files.hpp"
+#include "commands.hpp"
+#include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
+#include "question_library.hpp"
+
+namespace kseek::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+inline constexpr const char* kDefaultGoal = "all_passed and geomean >= 1.10 and min_ratio >= 0.95";
+
+// Renders an action for people or as JSON; returns its exit code.
+int render(const GlobalOptions& options, const ActionResult& result, const std::function<void(const json&)>& human) {
+  if (options.json) {
+    print_json(result.document);
+  } else if (result.document.contains("error")) {
+    std::cerr << "kseek: " << result.document["error"].get<std::string>() << "\n";
+  } else {
+    human(result.document);
+  }
+  return result.exit_code;
+}
+
+fs::path campaign_dir_or_cwd(const fs::path& dir) { return dir.empty() ? fs::current_path() : dir; }
+
+struct InitArgs {
+  fs::path dir;
+  std::string plugin_id, set, goal = kDefaultGoal, peer, questions = "on";
+  fs::path seed_file;
+  std::vector<std::string> scenarios, packs;
+};
+
+int run_init(const GlobalOptions& options, const InitArgs& args) {
+  PluginRegistry registry;
+  load_plugins(options, registry);
+  auto loaded = registry.require(args.plugin_id);
+  if (!loaded) return fail(options, kExitUsage, "ERROR", loaded.error().message);
+  const Plugin& plugin = *(*loaded)->plugin;
+  const PluginInfo info = plugin.info();
+  auto scenarios = select_scenarios(plugin, args.set, args.scenarios);
+  if (!scenarios) return fail(options, kExitUsage, "ERROR", scenarios.error().message);
+  if (auto goal = parse_goal(args.goal); !goal) {
+    return fail(options, kExitUsage, "ERROR", "--goal: " + goal.error().message);
+  }
+  if (args.questions != "on" && args.questions != "off") {
+    return fail(options, kExitUsage, "ERROR", fmt::format("--questions must be on or off, not '{}'", args.questions));
+  }
+  CampaignConfig config;
+  config.plugin = info.id;
+  config.set = args.set.empty() ? info.default_set : args.set;
+  config.scenarios = args.scenarios;
+  config.goal = args.goal;
+  config.peer = args.peer;
+  config.questions = args.questions == "on";
+  config.arch = scenarios->empty() || scenarios->front().required_arch.empty() ? info.target_archs.front()
+                                                                              : scenarios->front().required_arch;
+  // Packs: the ones named, else every built-in pack and the plugin's own (architecture packs filter themselves).
+  const PackLibrary library = collect_question_packs(options);
+  if (!args.packs.empty()) {
+    config.packs = args.packs;
+  } else {
+    for (const auto& named : library.packs) {
+      if (named.source == "builtin" || named.source == "plugin:" + info.id) config.packs.push_back(named.pack.id);
+    }
+  }
+  if (auto packs = load_campaign_packs(config, library.all()); !packs) {
+    return fail(options, kExitUsage, "ERROR", packs.error().message);
+  }
+  auto seed = plugin.seed_source(config.arch);
+  if (!seed) return fail(options, kExitUsage, "ERROR", seed.error().message);
+  std::string candidate = seed->text;
+  if (!args.seed_file.empty()) {
+    auto text = read_file(args.seed_file);
+    if (!text) return fail(options, kExitUsage, "ERROR", "--seed: " + text.error().message);
+    candidate = std::move(*text);
+  }
+  auto campaign = Campaign::create(args.dir, config, candidate, sha256_hex(seed->text));
+  if (!campaign) return fail(options, kExitUsage, "ERROR", campaign.error().message);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  auto kept = write_agent_files(campaign->dir(), campaign->config(), exe, info.description);
+  if (!kept) return fail(options, kExitUsage, "ERROR", kept.error().message);
+  if (options.json) {
+    print_json({{"status", "OK"}, {"campaign", campaign->dir().string()}, {"config", to_json(campaign->config())},
+                {"scenarios", scenarios->size()}, {"kept_existing_files", *kept}});
+  } else {
+    std::cout << fmt::format("campaign created in {}\n", campaign->dir().string());
+    std::cout << fmt::format("  plugin {}  set {} ({} scenarios)  arch {}\n", config.plugin, config.set,
+                             scenarios->size(), config.arch);
+    std::cout << fmt::format("  goal   {}\n", config.goal);
+    std::cout << fmt::format("  questions {} (packs: {})\n", config.questions ? "on" : "off (control campaign)",
+                             fmt::join(config.packs, ", "));
+    std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md .claude/ .codex/ .mcp.json\n",
+                             config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
+    for (const auto& k : *kept) std::cout << fmt::format("  kept your existing {}\n", k);
+    std::cout << "next: cd into it and start your agent, or `kseek run` it\n";
+  }
+  return kExitOk;
+}
+
+void print_status(const json& s) {
+  std::cout << fmt::format("campaign {}  ({} on {})\n", s.value("campaign", ""), s.value("plugin", ""), s.value("set", ""));
+  std::cout << fmt::format("goal      {}\n", s.value("goal", ""));
+  std::cout << fmt::format("evaluations {}", s.value("evaluations", 0));
+  if (s.contains("best")) {
+    const auto& b = s["best"];
+    std::cout << fmt::format(", best geomean {:.4f} ({})", b.value("geomean", 1.0),
+                             b.value("evaluation", 0) == 0 ? std::string("the seed")
+                                                           : fmt::format("evaluation {}", b.value("evaluation", 0)));
+  }
+  std::cout << "\n";
+  if (s.contains("latest")) {
+    const auto& l = s["latest"];
+    std::cout << fmt::format("latest    evaluation {} at {}: {}{}{}\n", l.value("evaluation", 0), l.value("time", ""),
+                             l.value("all_passed", false) ? "all passed" : "not all passed",
+                             l["geomean"].is_number() ? fmt::format(", geomean {:.4f}", l["geomean"].get<double>()) : "",
+                             l.value("failing", "").empty() ? "" : " (" + l.value("failing", "") + ")");
+  }
+  std::string trend;
+  for (const auto& t : s.value("trend", json::array())) {
+    trend += t["geomean"].is_number() ? fmt::format(" {:.3f}{}", t["geomean"].get<double>(), t.value("all_passed", false) ? "" : "!")
+                                      : std::string(" -");
+  }
+  if (!trend.empty()) std::cout << "trend    " << trend << "   (! = not all passed)\n";
+  const auto& gate = s["gate"];
+  std::cout << fmt::format("gate      {}\n", gate.value("holds", false) ? "MET" : "UNMET");
+  for (const auto& u : gate.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
+  for (const auto& e : s.value("open_events", json::array())) {
+    std::cout << fmt::format("open event {}: {}\n", e.value("event", ""), e.value("detail", ""));
+  }
+  for (const auto& d : s.value("damaged_lines", json::array())) {
+    std::cout << fmt::format("warning: log line {} is damaged ({}); it is not a record\n", d.value("line", 0),
+                             d.value("reason", ""));
+  }
+}
+
+void print_question(const json& d) {
+  if (d.contains("question") && d["question"].is_object()) {
+    const auto& q = d["question"];
+    std::cout << fmt::format("[{}] {}\n", d.value("event", q.value("event", "")), q.value("text", ""));
+  } else {
+    std::cout << d.value("note", "no question") << "\n";
+  }
+}
+
+}  // namespace
+
+void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit_code) {
+  {
+    auto args = std::make_shared<InitArgs>();
+    auto* c = app.add_subcommand("init", "Create a campaign directory for a coding agent");
+    c->add_option("DIR", args->dir, "Folder to create the campaign in (may exist, must not hold one)")->required();
+    c->add_option("--plugin", args->plugin_id, "Plugin id, e.g. attention.fa3")->required();
+    c->add_option("--seed", args->seed_file, "Start from this .cu instead of the plugin's seed");
+    c->add_option("--set", args->set, "Scenario set (default: the plugin's default)");
+    c->add_option("--scenarios", args->scenarios, "Only these scenarios (ids or key=value names, ';'-separated)")->delimiter(';');
+    c->add_option("--goal", args->goal, "Goal expression (docs/goals.md)")->capture_default_str();
+    c->add_option("--peer", args->peer, "Another implementation exists (name it): enables those questions");
+    c->add_option("--questions", args->questions, "on, or off for a control campaign without questions")->capture_default_str();
+    c->add_option("--packs", args->packs, "Question pack ids (default: built-in packs and the plugin's)")->delimiter(',');
+    c->callback([&options, &exit_code, args] { exit_code = run_init(options, *args); });
+  }
+  auto dir = std::make_shared<fs::path>();
+  auto add_dir = [dir](CLI::App* c) {
+    c->add_option("--campaign", *dir, "Campaign folder (default: the one holding the current folder)")->type_name("DIR");
+  };
+  {
+    auto* c = app.add_subcommand("status", "Where the campaign stands: geomeans, trend, unmet goal terms, open events");
+    add_dir(c);
+    c->callback([&options, &exit_code, dir] {
+      exit_code = render(options, campaign_status_action(options, campaign_dir_or_cwd(*dir)), print_status);
+    });
+  }
+  {
+    auto event = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("ask", "The question for the current event (logged; never the last one asked)");
+    add_dir(c);
+    c->add_option("--event", *event, "Ask for this event instead of the newest unanswered one");
+    c->callback([&options, &exit_code, dir, event] {
+      exit_code = render(options, campaign_ask(options, campaign_dir_or_cwd(*dir), *event, "cli"), print_question);
+    });
+  }
+  {
+    auto kind = std::make_shared<std::string>();
+    auto text = std::make_shared<std::vector<std::string>>();
+    auto* c = app.add_subcommand("claim", "Record a claim: `limit TEXT` (a limit was hit) or `done TEXT` (the work is done)");
+    add_dir(c);
+    c->add_option("KIND", *kind, "limit or done")->required();
+    c->add_option("TEXT", *text, "What the claim rests on")->required();
+    c->callback([&options, &exit_code, dir, kind, text] {
+      std::string joined;
+      for (const auto& t : *text) joined += (joined.empty() ? "" : " ") + t;
+      exit_code = render(options, campaign_claim(options, campaign_dir_or_cwd(*dir), *kind, joined, "cli"), [](const json& d) {
+        std::cout << fmt::format("claim recorded; goal {}\n", d["gate"].value("holds", false) ? "MET" : "not met");
+        for (const auto& u : d["gate"].value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
+        if (d["question"].is_object()) std::cout << "question: " << d["question"].value("text", "") << "\n";
+      });
+    });
+  }
+  {
+    auto text = std::make_shared<std::vector<std::string>>();
+    auto* c = app.add_subcommand("steer", "Send the agent a question of your own (delivered at its next hook)");
+    add_dir(c);
+    c->add_option("TEXT", *text, "The question")->required();
+    c->callback([&options, &exit_code, dir, text] {
+      std::string joined;
+      for (const auto& t : *text) joined += (joined.empty() ? "" : " ") + t;
+      exit_code = render(options, campaign_steer(options, campaign_dir_or_cwd(*dir), joined), [](const json& d) {
+        std::cout << fmt::format("steering question {} queued: {}\n", d.value("steer_id", 0), d.value("note", ""));
+      });
+    });
+  }
+  {
+    auto* c = app.add_subcommand("gate", "Exit 0 when the goal holds for the current candidate, else 1 with the unmet terms");
+    add_dir(c);
+    c->callback([&options, &exit_code, dir] {
+      exit_code = render(options, campaign_gate(options, campaign_dir_or_cwd(*dir), "cli"), [](const json& d) {
+        std::cout << fmt::format("goal {}: {}\n", d.value("status", ""), d.value("goal", ""));
+        for (const auto& t : d.value("terms", json::array())) {
+          std::cout << fmt::format("  {} {}: {}\n", t.value("holds", false) ? "met  " : "UNMET", t.value("source", ""),
+                                   t.value("explanation", ""));
+        }
+        if (!d.value("evidence_problem", "").empty()) std::cout << "  " << d.value("evidence_problem", "") << "\n";
+      });
+    });
+  }
+  {
+    auto* c = app.add_subcommand("reconfigure", "Accept a person's edit of campaign.json (validated, then logged)");
+    add_dir(c);
+    c->callback([&options, &exit_code, dir] {
+      // Find campaign.json without the hash check (that is what is being accepted).
+      fs::path d = fs::absolute(campaign_dir_or_cwd(*dir));
+      while (!fs::exists(d / "campaign.json") && d.has_parent_path() && d != d.root_path()) d = d.parent_path();
+      auto text = read_file(d / "campaign.json");
+      if (!text) {
+        exit_code = fail(options, kExitUsage, "ERROR", text.error().message);
+        return;
+      }
+      auto config = parse_campaign_config(*text, (d / "campaign.json").string());
+      if (!config) {
+        exit_code = fail(options, kExitUsage, "ERROR", config.error().message);
+        return;
+      }
+      if (auto goal = parse_goal(config->goal); !goal) {
+        exit_code = fail(options, kExitUsage, "ERROR", "campaign.json 'goal': " + goal.error().message);
+        return;
+      }
+      auto appended = append_record(d / ".kseek" / "log.jsonl",
+                                    {{"type", "config"}, {"time", utc_timestamp()}, {"config", to_json(*config)},
+                                     {"config_sha256", sha256_hex(*text)}, {"reason", "accepted by a person"}});
+      if (!appended) {
+        exit_code = fail(options, kExitUsage, "ERROR", appended.error().message);
+        return;
+      }
+      exit_code = kExitOk;
+      if (options.json) {
+        print_json({{"status", "OK"}, {"config_sha256", sha256_hex(*text)}});
+      } else {
+        std::cout << "campaign.json accepted and logged\n";
+      }
+    });
+  }
+}
+
+}  // namespace kseek::cli

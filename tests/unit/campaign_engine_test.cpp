@@ -1,0 +1,264 @@
+// Unit tests of the campaign store and engine: a scripted campaign from synthetic records fires each event exactly
+// when it should and never twice; questions rotate; the gate refuses stale, foreign and altered evidence.
+// It must never depend on a GPU: every record is synthetic and goes through the real store.
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/util/files.hpp"
+#include "support/campaign_fixture.hpp"
+
+namespace kseek {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CampaignFixture;
+using testing::SyntheticScenario;
+using Clock = std::chrono::system_clock;
+
+std::vector<SyntheticScenario> passing(double ratio) {
+  return {{"S01", "PASSED", ratio}, {"S02", "PASSED", ratio}, {"S03", "PASSED", ratio}};
+}
+
+// Logs whatever the engine says is pending now and returns the names, in order.
+std::vector<std::string> step(const Campaign& campaign, Clock::time_point now = Clock::now()) {
+  auto log = campaign.read_log();
+  EXPECT_TRUE(log.ok());
+  std::vector<std::string> names;
+  for (const auto& e : pending_events(campaign.config(), log->records, now)) {
+    names.push_back(e.name);
+    EXPECT_TRUE(campaign.append("event", {{"event", e.name}, {"detail", e.detail}, {"evaluation", e.evaluation}}).ok());
+  }
+  return names;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(CampaignEngine, ScriptedCampaignFiresEachEventExactlyWhenItShould) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  EXPECT_EQ(step(c), Names{"start"});
+  EXPECT_EQ(step(c), Names{}) << "start must not fire twice";
+
+  f.evaluate(passing(1.00), 1.00);  // A/A: no gain over the seed
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(passing(1.05), 1.05);  // a real improvement: 1.05 >= 1.01 and its interval clears 1.0
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(passing(1.055), 1.055);  // within the minimum gain of the best: one without progress
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(passing(1.05), 1.05);  // two
+  EXPECT_EQ(step(c), Names{});
+  const auto fifth = f.evaluate(passing(1.052), 1.052);  // three: stagnation
+  EXPECT_EQ(step(c), Names{"stagnation"});
+  EXPECT_EQ(step(c), Names{}) << "the same evaluation must not raise stagnation twice";
+
+  f.evaluate({{"S01"}, {"S02"}, {"S03", "FAILED"}}, std::nullopt);  // a correctness break after passing
+  EXPECT_EQ(step(c), Names{"correctness-regression"});
+  f.evaluate({{"S01"}, {"S02"}, {"S03", "FAILED"}}, std::nullopt);  // still broken: not a new regression
+  EXPECT_EQ(step(c), Names{});
+
+  f.evaluate(passing(1.70), 1.70);  // 1.70 > 1.5 x best (1.05): questioned
+  EXPECT_EQ(step(c), Names{"suspicious-win"});
+
+  f.evaluate({{"S01"}, {"S02", "MISTRUSTED"}, {"S03"}}, std::nullopt);  // below the physics floor
+  EXPECT_EQ(step(c), Names{"suspicious-win"}) << "a physics-floor hit is suspicious, not a regression";
+
+  auto log = c.read_log();
+  ASSERT_TRUE(log.ok());
+  int stagnation_events = 0;
+  for (const auto& r : log->records) {
+    if (r.value.value("event", "") == "stagnation") {
+      ++stagnation_events;
+      EXPECT_EQ(r.value.value("evaluation", 0), fifth.number);
+    }
+  }
+  EXPECT_EQ(stagnation_events, 1);
+}
+
+TEST(CampaignEngine, StagnationByTimeFiresOncePerWindow) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  EXPECT_EQ(step(c), Names{"start"});
+  f.evaluate(passing(1.0), 1.0);
+  EXPECT_EQ(step(c), Names{});
+  const auto later = Clock::now() + std::chrono::minutes(61);
+  EXPECT_EQ(step(c, later), Names{"stagnation"});
+  EXPECT_EQ(step(c, later + std::chrono::minutes(10)), Names{}) << "once per 60-minute window";
+  EXPECT_EQ(step(c, later + std::chrono::minutes(62)), Names{"stagnation"});
+}
+
+QuestionPack pack(std::string id, std::optional<std::string> arch, std::vector<Question> items) {
+  QuestionPack p;
+  p.id = std::move(id);
+  p.version = "1";
+  p.architecture = std::move(arch);
+  p.items = std::move(items);
+  return p;
+}
+
+Question item(std::string id, std::vector<std::string> triggers, bool other = false) {
+  Question q;
+  q.id = id;
+  q.text = "Question " + id + "?";
+  q.triggers = std::move(triggers);
+  q.intent = "measure";
+  q.requires_other_implementation = other;
+  q.provenance = "unverified";
+  return q;
+}
+
+TEST(CampaignEngine, QuestionsRotateLeastRecentlyAskedNeverTheLastAndFilterByArchAndPeer) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  const std::vector<QuestionPack> packs = {
+      pack("core", std::nullopt, {item("q1", {"start"}), item("q2", {"start", "stagnation"}), item("q3", {"stagnation"}, true)}),
+      pack("hopper", "sm_90", {item("h1", {"start"})}),
+      pack("blackwell", "sm_100", {item("b1", {"start"})})};
+  std::vector<std::string> asked;
+  for (int i = 0; i < 4; ++i) {
+    auto log = c.read_log();
+    auto q = select_question(packs, c.config(), "start", log->records);
+    ASSERT_TRUE(q.has_value());
+    asked.push_back(q->id);
+    ASSERT_TRUE(c.append("question", {{"event", "start"}, {"id", q->id}, {"pack", q->pack}, {"text", q->text},
+                                      {"source", q->source}}).ok());
+  }
+  EXPECT_EQ(asked, (std::vector<std::string>{"q1", "q2", "h1", "q1"})) << "b1 is for another architecture";
+
+  auto log = c.read_log();
+  auto stagnation = select_question(packs, c.config(), "stagnation", log->records);
+  ASSERT_TRUE(stagnation.has_value());
+  EXPECT_EQ(stagnation->id, "q2") << "q3 needs another implementation, and none is declared";
+  // q2 was the last question asked: with q3 out of reach nothing else fits, so nothing is asked.
+  ASSERT_TRUE(c.append("question", {{"event", "stagnation"}, {"id", "q2"}, {"source", "bank"}}).ok());
+  log = c.read_log();
+  EXPECT_FALSE(select_question(packs, c.config(), "stagnation", log->records).has_value());
+  CampaignConfig with_peer = c.config();
+  with_peer.peer = "upstream FA3";
+  auto q3 = select_question(packs, with_peer, "stagnation", log->records);
+  ASSERT_TRUE(q3.has_value());
+  EXPECT_EQ(q3->id, "q3");
+
+  CampaignConfig control = c.config();
+  control.questions = false;
+  EXPECT_FALSE(select_question(packs, control, "start", log->records).has_value()) << "a control campaign asks nothing";
+}
+
+TEST(CampaignEngine, AHumanQuestionGoesFirstAndOnlyOnce) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  const std::vector<QuestionPack> packs = {pack("core", std::nullopt, {item("q1", {"stagnation"})})};
+  ASSERT_TRUE(c.append("steer", {{"text", "Where does the time go in the decode shapes?"}, {"steer_id", 1}}).ok());
+  auto log = c.read_log();
+  auto q = select_question(packs, c.config(), "stagnation", log->records);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->source, "human");
+  EXPECT_EQ(q->text, "Where does the time go in the decode shapes?");
+  ASSERT_TRUE(c.append("question", {{"event", "stagnation"}, {"id", q->id}, {"source", "human"}, {"steer_id", 1}}).ok());
+  log = c.read_log();
+  q = select_question(packs, c.config(), "stagnation", log->records);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->id, "q1");
+}
+
+TEST(CampaignGate, NeedsEvidenceForTheCurrentCandidateThatNobodyAltered) {
+  CampaignFixture f(testing::synthetic_config());
+  Campaign c = f.open();
+  auto gate = [&] {
+    auto log = c.read_log();
+    return compute_gate(c, *log);
+  };
+  GateResult g = gate();
+  EXPECT_FALSE(g.holds);
+  EXPECT_NE(g.evidence_problem.find("no completed evaluation"), std::string::npos) << g.evidence_problem;
+
+  f.evaluate(passing(1.02), 1.02);
+  g = gate();
+  EXPECT_FALSE(g.holds);
+  EXPECT_TRUE(g.evidence_problem.empty()) << g.evidence_problem;
+  ASSERT_EQ(g.terms.size(), 2u);
+  EXPECT_TRUE(g.terms[0].holds);
+  EXPECT_FALSE(g.terms[1].holds);
+
+  const auto good = f.evaluate(passing(1.12), 1.12);
+  g = gate();
+  EXPECT_TRUE(g.holds) << (g.unmet().empty() ? "" : g.unmet().front());
+  EXPECT_EQ(g.evaluation, good.number);
+
+  // The candidate changes: the evidence belongs to another candidate.
+  f.edit_candidate("// candidate v2\n");
+  g = gate();
+  EXPECT_FALSE(g.holds);
+  EXPECT_NE(g.evidence_problem.find("no completed evaluation of the current candidate"), std::string::npos);
+
+  // Back to v1 bytes but written after the evaluation: older evidence counts as unmet.
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  f.edit_candidate("// candidate v1\n");
+  const auto now = fs::file_time_type::clock::now();
+  fs::last_write_time(f.dir() / "candidate.cu", now + std::chrono::seconds(30));
+  g = gate();
+  EXPECT_FALSE(g.holds);
+  EXPECT_NE(g.evidence_problem.find("written after evaluation"), std::string::npos) << g.evidence_problem;
+  fs::last_write_time(f.dir() / "candidate.cu", now - std::chrono::hours(1));
+  EXPECT_TRUE(gate().holds);
+
+  // An edited record file is not evidence (H8).
+  const fs::path record = c.state_dir() / good.record_file;
+  auto text = read_file(record);
+  ASSERT_TRUE(text.ok());
+  std::string forged = *text;
+  forged.replace(forged.find("1.12"), 4, "1.99");
+  ASSERT_TRUE(write_file_atomically(record, forged).ok());
+  g = gate();
+  EXPECT_FALSE(g.holds);
+  EXPECT_NE(g.evidence_problem.find("changed after kseek wrote it"), std::string::npos) << g.evidence_problem;
+}
+
+TEST(CampaignStore, RefusesAnEditedConfigAndAnExistingCampaign) {
+  CampaignFixture f(testing::synthetic_config());
+  auto text = read_file(f.dir() / "campaign.json");
+  ASSERT_TRUE(text.ok());
+  std::string edited = *text;
+  edited.replace(edited.find("geomean >= 1.10"), 15, "geomean >= 0.10");
+  ASSERT_TRUE(write_file_atomically(f.dir() / "campaign.json", edited).ok());
+  auto opened = Campaign::open(f.dir());
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.error().message.find("was changed outside kseek"), std::string::npos) << opened.error().message;
+  ASSERT_TRUE(write_file_atomically(f.dir() / "campaign.json", *text).ok());
+  EXPECT_TRUE(Campaign::open(f.dir()).ok());
+
+  auto again = Campaign::create(f.dir(), testing::synthetic_config(), "x", "y");
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message.find("already holds a campaign"), std::string::npos);
+}
+
+TEST(CampaignStore, ConfigParserNamesTheKeyThatIsWrong) {
+  const auto good = to_json(testing::synthetic_config()).dump();
+  EXPECT_TRUE(parse_campaign_config(good, "campaign.json").ok());
+  struct Case {
+    std::string patch_key;
+    nlohmann::json value;
+    std::string expected;
+  };
+  for (const Case& k : std::vector<Case>{{"questions", "yes", "'questions': must be true or false"},
+                                         {"candidate", "../escape.cu", "'candidate': must be a plain file name"},
+                                         {"goalz", "x", "'goalz': unknown key"},
+                                         {"thresholds", {{"stagnation_evaluations", -1}}, "'thresholds.stagnation_evaluations'"},
+                                         {"plugin", 7, "'plugin': must be a string"}}) {
+    auto j = nlohmann::json::parse(good);
+    j[k.patch_key] = k.value;
+    auto parsed = parse_campaign_config(j.dump(), "campaign.json");
+    ASSERT_FALSE(parsed.ok()) << k.patch_key;
+    EXPECT_NE(parsed.error().message.find(k.expected), std::string::npos) << parsed.error().message;
+  }
+  auto broken = parse_campaign_config("{\n  \"format\": ", "campaign.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().message.find("campaign.json:2:"), std::string::npos) << broken.error().message;
+}
+
+}  // namespace
+}  // namespace kseek
