@@ -1,0 +1,499 @@
+// `kseek run`: the campaign runner. Starts a coding agent headless in the campaign with kseek's hooks and MCP server
+// passed on its command line, waits, checks the gate and the campaign's integrity, and starts the next session with
+// the goal, the unmet terms and a question until the goal holds or a budget is spent (docs/campaigns-runner.md).
+// It must never report success unless the gate holds at the end, never continue after tampering, and never leave
+// the log without a `session` end and a `run` end record for a session it started.
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "campaign_actions.hpp"
+#include "campaign_files.hpp"
+#include "commands.hpp"
+#include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/campaign/run_process.hpp"
+#include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
+
+extern char** environ;
+
+namespace kseek::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+namespace {
+
+// Exit codes of `kseek run` beyond the shared ones (docs/campaigns-runner.md).
+constexpr int kExitBudgetSpent = 4;    // a budget (sessions, evaluations, hours) ran out with the goal unmet
+constexpr int kExitTampered = 5;       // campaign.json, the log, an evaluation record or the hook settings changed
+constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM to `kseek run`
+
+StopFlag g_stop_signal = 0;
+StopFlag g_stop_count = 0;
+
+extern "C" void on_stop_signal(int signal_number) {
+  g_stop_signal = signal_number;
+  g_stop_count = g_stop_count + 1;
+}
+
+struct RunArgs {
+  fs::path dir;
+  std::string agent;                    // claude, codex, or a command line split by split_agent_command
+  std::string agent_cmd;                // a program path, never split
+  std::vector<std::string> agent_args;  // appended to the agent's command line
+  int budget_evals = 0;                 // 0: none
+  double budget_hours = 0;              // 0: none
+  int budget_sessions = 20;
+  std::string prompt_mode;              // stdin | arg; default arg for claude/codex, stdin for other agents
+  double grace_seconds = 10;
+  bool dry_run = false;
+};
+
+enum class AgentKind { kClaude, kCodex, kCommand };
+
+struct AgentSpec {
+  AgentKind kind = AgentKind::kCommand;
+  std::string label;               // for the log: "claude", "codex", or the program's file name
+  std::vector<std::string> base;   // the command before kseek's own flags (generic: the whole command)
+  bool prompt_as_argument = false;
+};
+
+// What the campaign looked like when last checked: any change not made by kseek is tampering.
+struct Baseline {
+  std::set<std::size_t> damaged_lines;
+  std::vector<std::string> records;  // each record's JSON text, in order
+  std::map<fs::path, std::string> run_files;  // settings files kseek wrote -> sha256
+};
+
+std::string self_executable() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("kseek") : exe.string();
+}
+
+// A JSON value written as a TOML inline value (Codex parses `-c key=value` values as TOML).
+std::string toml_inline(const json& value) {
+  if (value.is_object()) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [key, item] : value.items()) {
+      const bool bare = !key.empty() && key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
+      out += fmt::format("{}{} = {}", first ? "" : ", ", bare ? key : json(key).dump(), toml_inline(item));
+      first = false;
+    }
+    return out + "}";
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + toml_inline(value[i]);
+    return out + "]";
+  }
+  return value.dump();  // strings (JSON escapes are TOML basic-string escapes), numbers, booleans
+}
+
+Result<AgentSpec> agent_spec(const RunArgs& args) {
+  AgentSpec spec;
+  if (args.agent.empty() == args.agent_cmd.empty()) {
+    return make_error("give exactly one of --agent claude|codex|'COMMAND LINE' and --agent-cmd PROGRAM");
+  }
+  if (!args.agent_cmd.empty()) {
+    spec.base = {args.agent_cmd};
+  } else if (args.agent == "claude") {
+    spec.kind = AgentKind::kClaude;
+    spec.base = {"claude"};
+  } else if (args.agent == "codex") {
+    spec.kind = AgentKind::kCodex;
+    spec.base = {"codex", "exec"};
+  } else {
+    auto words = split_agent_command(args.agent);
+    if (!words) return words.error();
+    spec.base = std::move(*words);
+  }
+  spec.label = spec.kind == AgentKind::kClaude ? "claude"
+               : spec.kind == AgentKind::kCodex ? "codex"
+                                                : fs::path(spec.base.front()).filename().string();
+  const std::string mode = args.prompt_mode.empty() ? (spec.kind == AgentKind::kCommand ? "stdin" : "arg") : args.prompt_mode;
+  if (mode != "stdin" && mode != "arg") return make_error(fmt::format("--prompt-mode must be stdin or arg, not '{}'", mode));
+  spec.prompt_as_argument = mode == "arg";
+  return spec;
+}
+
+// Writes the hook and MCP settings the agent gets on its command line; returns the flags that pass them.
+Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::path& dir, const fs::path& run_dir,
+                                            Baseline& baseline) {
+  const fs::path exe = self_executable();
+  auto write = [&](const fs::path& file, const json& content) -> Result<void> {
+    const std::string text = content.dump(2) + "\n";
+    if (auto w = write_file_atomically(file, text); !w) return w.error();
+    baseline.run_files[file] = sha256_hex(text);
+    return Ok{};
+  };
+  if (spec.kind == AgentKind::kClaude) {
+    const fs::path settings = run_dir / "claude-settings.json", mcp = run_dir / "claude-mcp.json";
+    if (auto w = write(settings, hook_settings(exe, dir, "claude")); !w) return w.error();
+    if (auto w = write(mcp, mcp_registration(exe, dir)); !w) return w.error();
+    // --settings and --mcp-config work with and without --bare (which skips project settings); bypassPermissions
+    // (the documented name of --dangerously-skip-permissions) because no person answers prompts in a -p run.
+    return std::vector<std::string>{"--print", "--settings", settings.string(), "--mcp-config", mcp.string(),
+                                    "--strict-mcp-config", "--permission-mode", "bypassPermissions"};
+  }
+  if (spec.kind == AgentKind::kCodex) {
+    const json hooks = hook_settings(exe, dir, "codex");
+    const json server = mcp_registration(exe, dir)["mcpServers"]["kseek"];
+    // Kept beside the session logs so a person can see exactly what Codex was given.
+    if (auto w = write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}}); !w) {
+      return w.error();
+    }
+    json mcp = server;
+    mcp["startup_timeout_sec"] = 20;
+    mcp["tool_timeout_sec"] = 3600;
+    std::vector<std::string> flags = {"--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write",
+                                      "-c", "mcp_servers.kseek=" + toml_inline(mcp)};
+    for (const auto& [event, groups] : hooks["hooks"].items()) {
+      flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, toml_inline(groups))});
+    }
+    return flags;
+  }
+  return std::vector<std::string>{};
+}
+
+std::vector<std::string> agent_environment(const fs::path& dir, int session) {
+  std::vector<std::string> env;
+  std::string path;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    if (entry.starts_with("KSEEK_CAMPAIGN=") || entry.starts_with("KSEEK_RUN_SESSION=")) continue;
+    if (entry.starts_with("PATH=")) {
+      path = entry.substr(5);
+      continue;
+    }
+    env.push_back(entry);
+  }
+  // The agent's `kseek` is the one running it (and its hooks): its folder goes first on PATH.
+  const std::string own = fs::path(self_executable()).parent_path().string();
+  env.push_back("PATH=" + own + (path.empty() ? "" : ":" + path));
+  env.push_back("KSEEK_CAMPAIGN=" + dir.string());
+  env.push_back("KSEEK_RUN_SESSION=" + std::to_string(session));
+  return env;
+}
+
+// Records of `type` in the log after position `from` (0-based index into records).
+int count_after(const LogContents& log, std::size_t from, std::string_view type) {
+  int n = 0;
+  for (std::size_t i = from; i < log.records.size(); ++i) n += log.records[i].value.value("type", "") == type;
+  return n;
+}
+
+Result<Baseline> take_baseline(const Campaign& campaign, const Baseline& previous) {
+  auto log = campaign.read_log();
+  if (!log) return log.error();
+  Baseline b;
+  b.run_files = previous.run_files;
+  for (const auto& d : log->damaged) b.damaged_lines.insert(d.line);
+  for (const auto& r : log->records) b.records.push_back(r.value.dump());
+  return b;
+}
+
+// Every way the campaign can have been changed behind kseek's back. Problems that a session kseek itself cut short
+// can explain (a line torn by the kill) are returned in `warnings` instead.
+std::vector<std::string> integrity_problems(const fs::path& dir, const Baseline& before, bool cut_short,
+                                            std::vector<std::string>& warnings) {
+  std::vector<std::string> problems;
+  auto campaign = Campaign::open(dir, false);
+  if (!campaign) return {campaign.error().message};
+  auto log = campaign->read_log();
+  if (!log) return {log.error().message};
+  for (const auto& d : log->damaged) {
+    if (before.damaged_lines.contains(d.line)) continue;
+    const std::string text = fmt::format("log line {} is damaged ({}): a line kseek wrote was changed or a line was "
+                                         "written outside kseek", d.line, d.reason);
+    (cut_short ? warnings : problems).push_back(text);
+  }
+  if (log->records.size() < before.records.size()) {
+    problems.push_back(fmt::format("the log holds {} records, {} before the session: records were removed",
+                                   log->records.size(), before.records.size()));
+  } else {
+    for (std::size_t i = 0; i < before.records.size(); ++i) {
+      if (log->records[i].value.dump() != before.records[i]) {
+        problems.push_back(fmt::format("log record at line {} differs from what it was before the session",
+                                       log->records[i].line));
+        break;
+      }
+    }
+  }
+  for (const auto& r : log->records) {
+    if (auto e = evaluation_of(r)) {
+      if (auto loaded = campaign->load_evaluation(*e); !loaded) problems.push_back(loaded.error().message);
+    }
+  }
+  for (const auto& [file, hash] : before.run_files) {
+    auto text = read_file(file);
+    if (!text || sha256_hex(*text) != hash) {
+      problems.push_back(fmt::format("{} (the hook/MCP settings kseek run gave the agent) was changed during the session",
+                                     file.string()));
+    }
+  }
+  return problems;
+}
+
+std::string signal_name(int s) {
+  switch (s) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGHUP: return "SIGHUP";
+    default: return fmt::format("signal {}", s);
+  }
+}
+
+std::string compose_prompt(const Campaign& campaign, int session, const json& gate, const json& question,
+                           const std::string& budget_line) {
+  const CampaignConfig& c = campaign.config();
+  std::ostringstream p;
+  p << fmt::format("kseek campaign, session {} (started by `kseek run`). Optimise `{}` for the operator {} on the "
+                   "scenario set {}, in {}. AGENTS.md there says how to work.\n\n",
+                   session, c.candidate, c.plugin, c.set, campaign.dir().string());
+  p << "Goal (computed by `kseek gate`, not judged): " << c.goal << "\n";
+  p << "It does not hold for the candidate as it is now:\n";
+  for (const auto& u : gate.value("unmet", json::array())) p << "- " << u.get<std::string>() << "\n";  // evidence first
+  if (question.is_object()) p << "\nQuestion (" << question.value("event", "") << "): " << question.value("text", "") << "\n";
+  p << "\nWork by measurement: change the candidate, run `kseek eval`, read `kseek status`. The goal is met only when "
+       "`kseek gate` exits 0; a claim is not evidence. "
+    << budget_line << "\n";
+  return p.str();
+}
+
+int run_campaign(const GlobalOptions& options, const RunArgs& args) {
+  auto spec = agent_spec(args);
+  if (!spec) return fail(options, kExitUsage, "ERROR", spec.error().message);
+  if (args.budget_sessions < 1) return fail(options, kExitUsage, "ERROR", "--budget-sessions must be at least 1");
+  if (args.budget_evals < 0 || args.budget_hours < 0 || args.grace_seconds < 0) {
+    return fail(options, kExitUsage, "ERROR", "budgets and --grace-seconds cannot be negative");
+  }
+  auto opened = Campaign::open(args.dir.empty() ? fs::current_path() : args.dir);
+  if (!opened) return fail(options, kExitUsage, "ERROR", opened.error().message);
+  const Campaign campaign = std::move(*opened);
+  const fs::path dir = campaign.dir();
+  const fs::path run_dir = campaign.state_dir() / "run";
+  std::error_code ec;
+  fs::create_directories(run_dir, ec);
+  if (ec) return fail(options, kExitUsage, "ERROR", fmt::format("cannot create {}: {}", run_dir.string(), ec.message()));
+
+  Baseline baseline;
+  auto flags = host_flags(*spec, dir, run_dir, baseline);
+  if (!flags) return fail(options, kExitUsage, "ERROR", flags.error().message);
+  auto command_for = [&](const std::string& prompt) {
+    std::vector<std::string> argv = spec->base;
+    argv.insert(argv.end(), flags->begin(), flags->end());
+    argv.insert(argv.end(), args.agent_args.begin(), args.agent_args.end());
+    if (spec->prompt_as_argument) argv.push_back(prompt);
+    return argv;
+  };
+  if (args.dry_run) {
+    print_json({{"status", "OK"}, {"agent", spec->label}, {"argv", command_for("<PROMPT>")},
+                {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"}, {"working_directory", dir.string()},
+                {"environment", {{"KSEEK_CAMPAIGN", dir.string()}, {"PATH", "<kseek's folder>:$PATH"}}}});
+    return kExitOk;
+  }
+
+  // A campaign that is already inconsistent is not run: its gate could not be trusted.
+  {
+    std::vector<std::string> ignored;
+    auto current = take_baseline(campaign, baseline);
+    if (!current) return fail(options, kExitUsage, "ERROR", current.error().message);
+    baseline = std::move(*current);
+    if (auto problems = integrity_problems(dir, baseline, false, ignored); !problems.empty()) {
+      return fail(options, kExitTampered, "TAMPERED", "the campaign is not consistent, so it is not run: " + problems.front());
+    }
+  }
+
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+
+  const auto run_started = SteadyClock::now();
+  const std::optional<SteadyClock::time_point> deadline =
+      args.budget_hours > 0 ? std::optional(run_started + std::chrono::duration_cast<SteadyClock::duration>(
+                                                              std::chrono::duration<double>(args.budget_hours * 3600.0)))
+                            : std::nullopt;
+  json budgets = {{"sessions", args.budget_sessions}, {"evaluations", args.budget_evals ? json(args.budget_evals) : json()},
+                  {"hours", args.budget_hours > 0 ? json(args.budget_hours) : json()}};
+  if (auto a = campaign.append("run", {{"phase", "start"}, {"agent", spec->label}, {"command", command_for("<PROMPT>")},
+                                       {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"}, {"budgets", budgets}});
+      !a) {
+    return fail(options, kExitUsage, "ERROR", a.error().message);
+  }
+  std::size_t run_start_index = baseline.records.size();  // the run start record's position
+
+  int sessions = 0;
+  auto evaluations_so_far = [&]() {
+    auto log = campaign.read_log();
+    return log ? count_after(*log, run_start_index, "evaluation") : 0;
+  };
+  auto hours_so_far = [&] { return std::chrono::duration<double>(SteadyClock::now() - run_started).count() / 3600.0; };
+  // Ends the run: a `run` end record, one line for people, the exit code.
+  auto finish = [&](const std::string& outcome, int code, const std::string& detail, const std::string& budget = "") {
+    json record = {{"phase", "end"}, {"outcome", outcome}, {"detail", detail}, {"sessions", sessions},
+                   {"evaluations", evaluations_so_far()},
+                   {"seconds", std::chrono::duration<double>(SteadyClock::now() - run_started).count()}};
+    if (!budget.empty()) record["budget"] = budget;
+    if (auto a = campaign.append("run", record); !a) std::cerr << "kseek run: cannot log the end of the run: " << a.error().message << "\n";
+    if (options.json) {
+      record["status"] = outcome == "goal-met" ? "MET" : outcome == "budget" ? "BUDGET_SPENT" : outcome == "tampering" ? "TAMPERED"
+                                                                              : outcome == "interrupted" ? "INTERRUPTED" : "ERROR";
+      print_json(record);
+    } else {
+      std::cout << fmt::format("kseek run: {}: {}\n", outcome, detail);
+    }
+    return code;
+  };
+
+  json gate = campaign_gate(options, dir, "run").document;
+  if (gate.value("holds", false)) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
+
+  for (;;) {
+    if (g_stop_signal != 0) return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
+    const int evals = evaluations_so_far();
+    if (sessions >= args.budget_sessions) {
+      return finish("budget", kExitBudgetSpent, fmt::format("the sessions budget is spent ({} of {}) and the goal is unmet",
+                                                            sessions, args.budget_sessions), "sessions");
+    }
+    if (args.budget_evals > 0 && evals >= args.budget_evals) {
+      return finish("budget", kExitBudgetSpent, fmt::format("the evaluations budget is spent ({} of {}) and the goal is "
+                                                            "unmet", evals, args.budget_evals), "evaluations");
+    }
+    if (deadline && SteadyClock::now() >= *deadline) {
+      return finish("budget", kExitBudgetSpent, fmt::format("the hours budget is spent ({:.3f} of {}) and the goal is unmet",
+                                                            hours_so_far(), args.budget_hours), "hours");
+    }
+    const int session = ++sessions;
+    // The question: for the newest unanswered event; else ending a session with the goal unmet is a completion claim
+    // (as the stop hook reads a stop).
+    json question;
+    ActionResult asked = campaign_ask(options, dir, "", "run");
+    if (asked.document.contains("question") && asked.document["question"].is_object()) {
+      question = asked.document["question"];
+    } else if (session > 1 && campaign.config().questions) {
+      ActionResult claim = campaign_ask(options, dir, "completion-claim", "run");
+      if (claim.document.contains("question") && claim.document["question"].is_object()) question = claim.document["question"];
+    }
+    std::string budget_line = fmt::format("This is session {} of at most {}", session, args.budget_sessions);
+    if (args.budget_evals > 0) budget_line += fmt::format("; {} of {} evaluations used", evals, args.budget_evals);
+    if (args.budget_hours > 0) budget_line += fmt::format("; {:.2f} of {} hours used", hours_so_far(), args.budget_hours);
+    budget_line += ".";
+    const std::string prompt = compose_prompt(campaign, session, gate, question, budget_line);
+    const fs::path prompt_file = run_dir / fmt::format("session-{:03}.prompt", session);
+    const fs::path output_file = run_dir / fmt::format("session-{:03}.log", session);
+    if (auto w = write_file_atomically(prompt_file, prompt); !w) return finish("error", kExitUsage, w.error().message);
+    // Rewritten for every session: what the agent may have changed is restored (and a change is caught below).
+    if (auto f = host_flags(*spec, dir, run_dir, baseline); !f) return finish("error", kExitUsage, f.error().message);
+
+    AgentLaunch launch;
+    launch.argv = command_for(prompt);
+    launch.environment = agent_environment(dir, session);
+    launch.working_directory = dir;
+    launch.stdin_file = spec->prompt_as_argument ? fs::path() : prompt_file;
+    launch.output_file = output_file;
+    if (auto a = campaign.append("session", {{"phase", "start"}, {"agent", spec->label}, {"session", session},
+                                             {"question", question.is_object() ? question.value("id", "") : ""},
+                                             {"prompt_file", fs::relative(prompt_file, dir).string()}});
+        !a) {
+      return finish("error", kExitUsage, a.error().message);
+    }
+    auto before = take_baseline(campaign, baseline);
+    if (!before) return finish("error", kExitUsage, before.error().message);
+    baseline = std::move(*before);
+    const std::size_t session_index = baseline.records.size();
+    if (!options.json) {
+      std::cout << fmt::format("kseek run: session {} ({}) started; its output goes to {}\n", session, spec->label,
+                               fs::relative(output_file, dir).string());
+      std::cout.flush();
+    }
+    auto process = AgentProcess::start(launch);
+    if (!process) {
+      (void)campaign.append("session", {{"phase", "end"}, {"agent", spec->label}, {"session", session},
+                                        {"exit_status", "not-started"}, {"seconds", 0}, {"evaluations", 0}, {"questions", 0}});
+      return finish("error", kExitUsage, process.error().message);
+    }
+    const AgentEnd end = process->wait(deadline, &g_stop_signal, &g_stop_count, std::chrono::duration<double>(args.grace_seconds));
+    json exit_status;
+    switch (end.reason) {
+      case AgentEnd::Reason::kExited: exit_status = end.code; break;
+      case AgentEnd::Reason::kSignalled: exit_status = "signal:" + signal_name(end.code); break;
+      case AgentEnd::Reason::kDeadline: exit_status = "hours-budget"; break;
+      case AgentEnd::Reason::kStopRequested: exit_status = "interrupted"; break;
+    }
+    const bool cut_short = end.reason == AgentEnd::Reason::kDeadline || end.reason == AgentEnd::Reason::kStopRequested;
+    auto log = campaign.read_log();
+    const int session_evals = log ? count_after(*log, session_index, "evaluation") : 0;
+    const int session_questions = log ? count_after(*log, session_index, "question") : 0;
+    const int session_hooks = log ? count_after(*log, session_index, "hook") : 0;
+    std::vector<std::string> warnings;
+    const std::vector<std::string> problems = integrity_problems(dir, baseline, cut_short, warnings);
+    json end_record = {{"phase", "end"}, {"agent", spec->label}, {"session", session}, {"exit_status", exit_status},
+                       {"seconds", end.seconds}, {"evaluations", session_evals}, {"questions", session_questions},
+                       {"hooks", session_hooks}};
+    if (end.killed) end_record["killed"] = true;
+    if (!warnings.empty()) end_record["warnings"] = warnings;
+    if (auto a = campaign.append("session", end_record); !a) return finish("error", kExitUsage, a.error().message);
+    if (!options.json) {
+      std::cout << fmt::format("kseek run: session {} ended ({}) after {:.0f} s: {} evaluation(s), {} question(s)\n", session,
+                               exit_status.is_number() ? fmt::format("exit {}", exit_status.get<int>()) : exit_status.get<std::string>(),
+                               end.seconds, session_evals, session_questions);
+      for (const auto& w : warnings) std::cout << "  warning: " << w << "\n";
+      if (session_hooks == 0 && spec->kind != AgentKind::kCommand) {
+        std::cout << "  warning: no kseek hook ran during this session: the host may have skipped the hooks\n";
+      }
+    }
+    if (!problems.empty()) {
+      std::string detail = "the campaign was changed outside kseek during session " + std::to_string(session) + ": ";
+      for (std::size_t i = 0; i < problems.size(); ++i) detail += (i ? "; " : "") + problems[i];
+      return finish("tampering", kExitTampered, detail);
+    }
+    if (auto after = take_baseline(campaign, baseline); after) baseline = std::move(*after);
+    if (end.reason == AgentEnd::Reason::kStopRequested) {
+      return finish("interrupted", kExitInterrupted, fmt::format("stopped by {} during session {}", signal_name(end.code), session));
+    }
+    gate = campaign_gate(options, dir, "run").document;
+    if (gate.value("holds", false)) {
+      return finish("goal-met", kExitOk, fmt::format("the goal holds after session {} (evaluation {})", session,
+                                                     gate.value("evaluation", 0)));
+    }
+    if (!options.json) {
+      std::cout << "kseek run: goal not met:\n";
+      for (const auto& u : gate.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+void register_run_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
+  auto args = std::make_shared<RunArgs>();
+  auto* c = app.add_subcommand("run", "Run a coding agent on a campaign, session after session, until the goal holds or a "
+                                      "budget is spent");
+  c->add_option("DIR", args->dir, "Campaign folder (default: the one holding the current folder)");
+  c->add_option("--agent", args->agent, "claude, codex, or an agent's command line (split on blanks; quotes group)");
+  c->add_option("--agent-cmd", args->agent_cmd, "An agent program, taken as one path (never split)");
+  c->add_option("--agent-arg", args->agent_args, "Extra argument for the agent (repeatable; --agent-arg=--flag)");
+  c->add_option("--budget-evals", args->budget_evals, "Stop after this many evaluations in this run (0: no limit)");
+  c->add_option("--budget-hours", args->budget_hours, "Stop after this many hours; a running session is terminated (0: none)");
+  c->add_option("--budget-sessions", args->budget_sessions, "Stop after this many agent sessions")->capture_default_str();
+  c->add_option("--prompt-mode", args->prompt_mode, "stdin or arg (default: arg for claude/codex, stdin otherwise)");
+  c->add_option("--grace-seconds", args->grace_seconds, "Between SIGTERM and SIGKILL when a session is stopped")->capture_default_str();
+  c->add_flag("--dry-run", args->dry_run, "Write the agent's settings, print its command line, start nothing");
+  c->callback([&options, &exit_code, args] { exit_code = run_campaign(options, *args); });
+}
+
+}  // namespace kseek::cli
