@@ -3,7 +3,10 @@
 // GPU it builds and checks, says what needs a GPU, and exits 3.
 #include <memory>
 
+#include "campaign_actions.hpp"
 #include "commands.hpp"
+#include "eval_progress.hpp"
+#include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/table.hpp"
@@ -17,32 +20,40 @@ struct EvalArgs {
   std::string set_name;
   std::vector<std::string> scenario_ids;
   std::filesystem::path constraints_file;
+  nlohmann::json constraints_override;  // from campaign.json
   std::filesystem::path out_file;
   EvaluationSettings settings;
   bool correctness_only = false;
+  std::filesystem::path campaign_dir;  // set when evaluating a campaign's candidate (no --plugin given)
+  std::string gpus;   // --gpus all|0,1,...
+  std::string shard;  // --shard I/N
 };
 
-Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const EvalArgs& args) {
-  const std::string set = args.set_name.empty() ? plugin.info().default_set : args.set_name;
-  auto all = plugin.scenarios(set);
-  if (!all) return all.error();
-  if (args.scenario_ids.empty()) return all;
-  std::vector<Scenario> chosen;
-  for (const auto& id : args.scenario_ids) {
-    auto it = std::find_if(all->begin(), all->end(), [&](const Scenario& s) { return s.id == id || s.name == id; });
-    if (it != all->end()) {
-      chosen.push_back(*it);
-      continue;
-    }
-    auto parsed = plugin.scenario_from_name(id);  // a user-written key=value name
-    if (!parsed) {
-      return make_error(fmt::format("scenario '{}' is not in set '{}' and does not parse: {}", id, set,
-                                    parsed.error().message));
-    }
-    parsed->id = fmt::format("U{:02}", chosen.size() + 1);
-    chosen.push_back(std::move(*parsed));
+// Inside a campaign (no --plugin): everything comes from campaign.json; the command line may still narrow it.
+Result<void> take_campaign_settings(EvalArgs& args) {
+  auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
+  if (!campaign) return campaign.error();
+  const CampaignConfig& c = campaign->config();
+  args.campaign_dir = campaign->dir();
+  args.plugin_id = c.plugin;
+  if (args.set_name.empty()) args.set_name = c.set;
+  if (args.scenario_ids.empty()) args.scenario_ids = c.scenarios;
+  if (!args.file.empty()) {
+    return make_error(fmt::format("inside a campaign `kseek eval` evaluates {} only; give --plugin to evaluate "
+                                  "another file outside the campaign's record", campaign->candidate_path().string()));
   }
-  return chosen;
+  args.file = campaign->candidate_path();
+  if (!c.constraints.is_null()) args.constraints_override = c.constraints;
+  const auto& e = c.eval;
+  if (e.is_object()) {
+    auto& sampling = args.settings.sampling;
+    sampling.min_rounds = e.value("min_rounds", sampling.min_rounds);
+    sampling.max_rounds = e.value("max_rounds", sampling.max_rounds);
+    sampling.time_budget_seconds = e.value("time_budget", sampling.time_budget_seconds);
+    sampling.target_relative_half_width = e.value("target_ci", sampling.target_relative_half_width);
+    args.settings.scenario_timeout_seconds = e.value("scenario_timeout", args.settings.scenario_timeout_seconds);
+  }
+  return Ok{};
 }
 
 std::string fmt_ms(const nlohmann::json& timing, const char* key) {
@@ -80,21 +91,49 @@ std::vector<std::string> table_row(const nlohmann::json& r) {
 }
 
 int run_eval(const GlobalOptions& options, EvalArgs& args) {
+  if (args.plugin_id.empty()) {
+    if (auto taken = take_campaign_settings(args); !taken) {
+      return fail(options, kExitUsage, "ERROR", taken.error().message + " (outside a campaign, give --plugin ID)");
+    }
+  }
   PluginRegistry registry;
   load_plugins(options, registry);
   auto loaded = registry.require(args.plugin_id);
   if (!loaded) return fail(options, kExitUsage, "ERROR", loaded.error().message);
   const Plugin& plugin = *(*loaded)->plugin;
-  auto scenarios = select_scenarios(plugin, args);
+  auto scenarios = select_scenarios(plugin, args.set_name, args.scenario_ids);
   if (!scenarios) return fail(options, kExitUsage, "ERROR", scenarios.error().message);
   auto constraints = load_constraints(plugin, args.constraints_file);
   if (!constraints) return fail(options, kExitUsage, "ERROR", constraints.error().message);
+  if (!args.constraints_override.is_null()) {
+    try {
+      from_json(args.constraints_override, *constraints);
+    } catch (const std::exception& e) {
+      return fail(options, kExitUsage, "ERROR", fmt::format("campaign.json 'constraints': {}", e.what()));
+    }
+  }
   if (auto valid = validate_sampling_policy(args.settings.sampling); !valid) {
     return fail(options, kExitUsage, "ERROR", valid.error().message);
   }
 
+  if (!args.gpus.empty()) {
+    auto gpus = parse_gpu_selection(args.gpus);
+    if (!gpus) return fail(options, kExitUsage, "ERROR", gpus.error().message);
+    args.settings.devices = gpus->ordinals;
+    args.settings.all_devices = gpus->all;
+  }
+  if (!args.shard.empty()) {
+    auto shard = parse_shard(args.shard);
+    if (!shard) return fail(options, kExitUsage, "ERROR", shard.error().message);
+    if (args.settings.input_seed == 0) {
+      return fail(options, kExitUsage, "ERROR", "--shard needs --seed N: every shard must draw the same inputs");
+    }
+    args.settings.shard = *shard;
+  }
+
   EvaluationInput input;
   input.plugin = *loaded;
+  input.set_name = args.set_name.empty() ? plugin.info().default_set : args.set_name;
   input.scenarios = std::move(*scenarios);
   input.constraints = *constraints;
   if (args.file.empty()) {
@@ -109,21 +148,20 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
     auto text = read_file(args.file);
     if (!text) return fail(options, kExitUsage, "ERROR", text.error().message);
     input.candidate = {args.file.filename().string(), std::move(*text)};
-    input.candidate_path = args.file.string();
+    // In a campaign the record names the candidate relative to the campaign folder, so records can be shared.
+    input.candidate_path = args.campaign_dir.empty() ? args.file.string() : args.file.filename().string();
   }
   args.settings.measure_time = !args.correctness_only;
 
   BuildService service = make_build_service(options);
   Table table({"scenario", "status", "max err/allowed", "seed ms", "cand ms", "ratio ±95%", "TFLOP/s", "%peak F/B",
                "wall s", "detail"});
-  auto progress = [&](const nlohmann::json& r) {
-    if (!options.json) {
-      std::cerr << fmt::format("  {} {} ({:.1f} s) {}\n", r.value("scenario", ""), r.value("status", ""),
-                               r.value("wall_seconds", 0.0), r.value("message", ""));
-    }
-  };
   if (!options.json) std::cerr << fmt::format("evaluating {} on {} scenarios of {}\n", input.candidate_path, input.scenarios.size(), args.plugin_id);
+  // A live line on a terminal, one line per scenario otherwise, nothing with --json (eval_progress.hpp).
+  EvalProgress live_progress(std::cerr, stderr_progress_mode(options.json), input.scenarios.size());
+  auto progress = [&](const nlohmann::json& r) { live_progress.scenario_finished(r); };
   const nlohmann::json record = evaluate(input, args.settings, service, progress);
+  live_progress.finish();
   for (const auto& note : service.notes()) std::cerr << "note: " << note << "\n";
 
   if (!args.out_file.empty()) {
@@ -131,9 +169,25 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
       std::cerr << "kseek: " << written.error().message << "\n";
     }
   }
+  // In a campaign the record is stored and logged; events and the question for them follow from the log.
+  nlohmann::json follow_up;
+  if (!args.campaign_dir.empty()) {
+    ActionResult logged = record_campaign_evaluation(options, args.campaign_dir, record, "cli");
+    if (logged.exit_code != kExitOk) {
+      std::cerr << "kseek: " << logged.document.value("error", std::string("the evaluation could not be logged")) << "\n";
+      return kExitUsage;
+    }
+    follow_up = std::move(logged.document);
+  }
   const std::string status = record.value("status", "");
   if (options.json) {
-    print_json(record);
+    if (follow_up.is_null()) {
+      print_json(record);
+    } else {
+      nlohmann::json out = record;
+      out["campaign"] = follow_up;
+      print_json(out);
+    }
   } else {
     if (record.contains("builds")) {
       for (const auto& b : record["builds"]) {
@@ -174,6 +228,7 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
     }
     if (record.contains("wall_seconds")) std::cout << fmt::format("total wall time {:.1f} s\n", record.value("wall_seconds", 0.0));
     if (record.contains("message")) std::cout << record.value("message", "") << "\n";
+    if (!follow_up.is_null()) print_campaign_follow_up(follow_up);
   }
   if (status == "NEEDS_GPU") return kExitNeedsGpu;
   if (status != "COMPLETE") return kExitVerdict;
@@ -189,7 +244,10 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   auto args = std::make_shared<EvalArgs>();
   auto* command = app.add_subcommand("eval", "Evaluate a candidate against the seed (default: the seed itself)");
   command->add_option("FILE", args->file, "Candidate .cu file (default: the plugin's seed, an A/A run)");
-  command->add_option("--plugin", args->plugin_id, "Plugin id, e.g. attention.fa3")->required();
+  command->add_option("--plugin", args->plugin_id,
+                      "Plugin id, e.g. attention.fa3 (omit inside a campaign: its candidate is evaluated and logged)");
+  command->add_option("--campaign", args->campaign_dir, "Campaign folder (default: the one holding the current folder)")
+      ->type_name("DIR");
   command->add_option("--set", args->set_name, "Scenario set (default: the plugin's default)");
   command->add_option("--scenarios,--scenario", args->scenario_ids,
                       "Scenario ids of the set, or key=value names of any configuration, separated by ';'")
@@ -197,6 +255,10 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   command->add_option("--constraints", args->constraints_file, "JSON file overriding the plugin's constraints");
   command->add_option("--out", args->out_file, "Write the JSON record to this file (atomically)");
   command->add_option("--device", args->settings.device, "GPU ordinal")->capture_default_str();
+  command->add_option("--gpus", args->gpus, "Run on several GPUs at once: 'all' or ordinals such as 0,1 (one worker "
+                                            "per GPU, largest scenarios first)")->type_name("all|0,1,...");
+  command->add_option("--shard", args->shard, "Evaluate only part I of N of the scenarios (cost-balanced split); "
+                                              "needs --seed; combine the parts with kseek merge")->type_name("I/N");
   command->add_flag("--correctness-only", args->correctness_only, "Check correctness, skip timing");
   command->add_option("--target-ci", args->settings.sampling.target_relative_half_width,
                       "Stop sampling when the ratio's 95% interval is within this relative half-width")

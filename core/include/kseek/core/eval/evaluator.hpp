@@ -1,5 +1,6 @@
 // `kseek eval` end to end: builds (candidate, seed, plugin device library, harness kernels), then one GPU worker
-// process per scenario under a watchdog, then verdicts, the geomean and a schema-versioned record.
+// process per scenario under a watchdog (on one GPU, or on several at once from a shared queue), then verdicts,
+// the geomean and a schema-versioned record; shards of one evaluation and their merge.
 // It must never hold a CUDA context itself: everything that touches the GPU runs in `kseek __worker`.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/build/build_service.hpp"
+#include "kseek/core/eval/scenario_job.hpp"
 #include "kseek/core/eval/timing_statistics.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 
@@ -19,8 +21,14 @@ namespace kseek {
 
 inline constexpr std::string_view kEvalRecordSchema = "kseek.eval/1";
 
+// One part of an evaluation split over several machines (`--shard i/N`); count 0: the whole selection.
+struct ShardSpec {
+  int index = 0;
+  int count = 0;
+};
+
 struct EvaluationSettings {
-  int device = 0;
+  int device = 0;                            // the GPU when `devices` is empty and `all_devices` false
   bool measure_time = true;
   SamplingPolicy sampling;
   double scenario_timeout_seconds = 120.0;   // watchdog per scenario, on top of the sampling budget
@@ -31,6 +39,11 @@ struct EvaluationSettings {
   // Timings are then recorded as not representative of the scenario's target.
   std::string functional_arch;
   GeomeanOptions geomean;
+  // Several GPUs at once (`--gpus`): these ordinals, or every one a probe finds when all_devices is set. Each GPU
+  // runs one worker at a time and takes the next scenario from a queue ordered by estimated cost, largest first.
+  std::vector<int> devices;
+  bool all_devices = false;
+  ShardSpec shard;
 };
 
 struct EvaluationInput {
@@ -39,6 +52,7 @@ struct EvaluationInput {
   std::string candidate_path;                // for the record
   std::vector<Scenario> scenarios;
   Constraints constraints;
+  std::string set_name;                      // for a shard's record: merged shards must come from one selection
 };
 
 // Progress lines for people while an evaluation runs (one per scenario); may be empty.
@@ -50,6 +64,77 @@ nlohmann::json evaluate(const EvaluationInput& input, const EvaluationSettings& 
 
 // The harness's own device source (embedded at build time).
 SourceFile harness_kernels_source();
+
+// ---- pieces of `evaluate`, public for the scheduler's and the merge's tests --------------------------------------
+
+// A rough estimate of a scenario's wall time in its worker (start-up, references over three input sets, the timing
+// budget): what the multi-GPU queue and the shard split balance. Monotone in the scenario's FLOPs and bytes.
+double estimated_scenario_seconds(const Scenario& scenario, const EvaluationSettings& settings);
+
+// The cost-balanced deterministic split: items in decreasing cost (ties: lower index first), each to the shard with
+// the least cost so far (ties: lower shard). Returns each item's shard. `shards` >= 1.
+std::vector<int> split_into_shards(const std::vector<double>& costs, int shards);
+
+// "i/N" with 0 <= i < N; "0,1,3" (distinct ordinals >= 0) or "all" (empty list, all = true).
+Result<ShardSpec> parse_shard(std::string_view text);
+struct GpuSelection {
+  std::vector<int> ordinals;
+  bool all = false;
+};
+Result<GpuSelection> parse_gpu_selection(std::string_view text);
+
+// A GPU the scheduler may use: its ordinal and its probe (identity, bandwidth, "peaks"), as in the record.
+struct GpuTarget {
+  int ordinal = 0;
+  nlohmann::json probe;
+};
+
+// Probes each ordinal in its own worker (`kseek __worker --probe`, concurrently). With `all`, probes 0, 1, 2...
+// until an ordinal does not exist. Every probe is returned with "ordinal" and "available" (and "problem").
+std::vector<nlohmann::json> probe_gpus(const std::filesystem::path& executable, const GpuSelection& gpus,
+                                       const std::filesystem::path& work_folder);
+
+// One scenario ready for a worker; the GPU that takes it fills in the job's device and peaks.
+struct PreparedScenario {
+  ScenarioJob job;
+  std::string arch;                          // what the binaries were built for
+  double estimated_seconds = 0;
+};
+
+struct SchedulerOptions {
+  std::filesystem::path executable;          // `kseek` (or a stand-in worker in tests)
+  std::filesystem::path work_folder;         // job and result files
+  double scenario_timeout_seconds = 120.0;   // the watchdog: this + the time budget + the references' share
+  double time_budget_seconds = 10.0;
+  bool functional_arch = false;              // timings are marked not representative
+  bool largest_first = false;                // queue order: by estimated cost (several GPUs) or as given (one)
+  bool record_gpu = false;                   // each result says which GPU ran it ("gpu": {ordinal, uuid})
+};
+
+// Runs every scenario in its own worker on one of `gpus` (one thread per GPU, one worker per GPU at a time). A
+// worker that crashes or hangs costs its scenario only; the other GPUs go on. Results come back in the order of
+// `scenarios`; `progress` is called (serialised) as each finishes.
+std::vector<nlohmann::json> run_scenarios(const std::vector<PreparedScenario>& scenarios,
+                                          const std::vector<GpuTarget>& gpus, const SchedulerOptions& options,
+                                          const ProgressSink& progress = {});
+
+// Rewrites record["summary"] from record["scenarios"]: status counts, and the geomean over the PASSED scenarios
+// with a timing (each ratio clamped first).
+void summarize(nlohmann::json& record, const GeomeanOptions& geomean);
+
+// ---- shards -------------------------------------------------------------------------------------------------------
+
+struct RecordFile {
+  std::string file;                          // for error messages
+  nlohmann::json record;
+};
+
+// One record from the shard records of one evaluation (`kseek merge`). Errors name the files: records that differ in
+// plugin, candidate, seed, input seed, settings, kseek version or selection; a shard missing or given twice; a
+// scenario covered twice or not at all. The merged record has every shard's scenarios in the selection's order, the
+// summary recomputed (with the records' own geomean clamp), "merged_from", and status BUILD_FAILED / NEEDS_GPU when
+// any shard has it (the message names the files).
+Result<nlohmann::json> merge_shard_records(const std::vector<RecordFile>& shards);
 
 // Runs `kseek __worker` with these arguments, waits at most `timeout_seconds`; the result file's JSON, or a
 // CRASHED / TIMEOUT verdict naming what happened to the process.
