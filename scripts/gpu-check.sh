@@ -3,7 +3,9 @@
 # except the long ones), writing logs and JSON records to $OUT (or ./gpu-logs). At most 8 files are written.
 #   scripts/gpu-check.sh [JOB...]
 # Jobs: tests (ctest, GPU tests serially), softmax (A/A x3 + 10%-slower), fa3-case (case-study A/A),
-#       fa3-case3 (three case-study A/A runs), fa3-full (full set, correctness), fa4 (FA4 seed on this GPU), campaign.
+#       fa3-case3 (three case-study A/A runs), fa3-full (full set, correctness), fa3-hf704, fa4 (FA4 seed on this
+#       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates), campaign (a real
+#       campaign: scripts/gpu-campaign.sh).
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
 # It must never install anything.
 set -uo pipefail
@@ -61,6 +63,31 @@ for job in "${jobs[@]}"; do
     user-name)
       evaluate fa3-user-name --plugin attention.fa3 \
         --scenario 'hq=12,hkv=4,d=128,dtype=bf16,causal=1,page=48,seqs=3x(1000,1500)' --min-rounds 10 --time-budget 2 ;;
+    fa3-hf704)
+      evaluate fa3-hf704 --plugin attention.fa3 --set full --scenarios 'HF7-04' --min-rounds 10 --time-budget 1 ;;
+    rmsnorm)
+      # The out-of-tree operator, built against the installed SDK exactly as a user would build it.
+      step "residual_rmsnorm out of tree"
+      if cmake --install build-gpu --prefix /tmp/kseek-prefix >> "$log" 2>&1 &&
+         cmake -S examples/plugins/residual_rmsnorm -B /tmp/rr-build -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kseek-prefix \
+               -DCMAKE_BUILD_TYPE=Release >> "$log" 2>&1 && cmake --build /tmp/rr-build >> "$log" 2>&1; then
+        evaluate rr-default --plugin-dir /tmp/rr-build --plugin ops.residual_rmsnorm --set default
+      else
+        echo "rmsnorm build failed" | tee -a "$log"
+      fi ;;
+    fa3-corpus|fa3-corpus-sample)
+      # Adversarial candidates for attention.fa3: expected verdict (first line) against the one observed.
+      files=(tests/adversarial/attention_fa3/*.cu)
+      [[ $job == fa3-corpus-sample ]] && files=(tests/adversarial/attention_fa3/{c2_naive_rows,c2_split_kv_combine,c3_cluster_tma,w6_top_left_causal,w7_identity_page_table,w8_ignores_softcap,r1_cache_by_pointer,r3_deferred_work,h1_scans_for_leftovers,h4_illegal_address}.cu)
+      step "$job (${#files[@]} candidates)"
+      for f in "${files[@]}"; do
+        expect=$(sed -n '1s|^// expect: \([A-Z_]*\).*|\1|p' "$f")
+        scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
+        observed=$($kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" --min-rounds 10 --time-budget 1 \
+                     --scenario-timeout 20 --json 2>/dev/null |
+                   python3 -c "import json,sys,collections; r=json.load(sys.stdin); print(r.get('status'), dict(collections.Counter(s['status'] for s in r.get('scenarios', []))))")
+        echo "$(basename "$f") expect=$expect observed=$observed" | tee -a "$out/fa3-corpus.txt" >> "$log"
+      done ;;
     campaign)
       step "campaign"
       bash scripts/gpu-campaign.sh "$kseek" "$out" >> "$log" 2>&1

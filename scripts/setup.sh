@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libboost-dev libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev
           libgtest-dev googletest)
+packages+=(munge slurmctld slurmd slurm-client)  # for the `slurm` test, which starts its own daemons
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,6 +18,16 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Headless Chromium renders the `kseek report` page in the report tests (which skip without it). Optional: where the
+# distribution has no `chromium` package (Ubuntu ships a snap), setup goes on and says so.
+if ! command -v chromium >/dev/null 2>&1; then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  { "${sudo_cmd[@]}" apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends chromium; } ||
+    echo "setup: chromium could not be installed; the report's browser tests will skip" >&2
 fi
 
 # The CUDA toolkit (NVRTC and its headers) is not a distribution package of the right version: it must be there.

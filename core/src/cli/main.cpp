@@ -27,9 +27,17 @@ int main(int argc, char** argv) {
   register_scenarios_command(app, options, exit_code);
   register_build_commands(app, options, exit_code);
   register_eval_command(app, options, exit_code);
+  register_report_command(app, options, exit_code);
+  register_merge_command(app, options, exit_code);
+  register_slurm_command(app, options, exit_code);
   register_doctor_command(app, options, exit_code);
   register_worker_command(app, options, exit_code);
   register_questions_command(app, options, exit_code);
+  register_campaign_commands(app, options, exit_code);
+  register_hook_command(app, options, exit_code);
+  register_mcp_command(app, options, exit_code);
+  register_new_plugin_command(app, options, exit_code);
+  register_run_command(app, options, exit_code);
 
   try {
     app.parse(argc, argv);
