@@ -114,7 +114,7 @@ void print_status(const json& s) {
   std::cout << fmt::format("evaluations {}", s.value("evaluations", 0));
   if (s.contains("best")) {
     const auto& b = s["best"];
-    std::cout << fmt::format(", best geomean {:.4f} ({})", b.value("geomean", 1.0),
+    std::cout << fmt::format(", best beyond the noise {:.4f} ({})", b.value("geomean", 1.0),
                              b.value("evaluation", 0) == 0 ? std::string("the seed")
                                                            : fmt::format("evaluation {}", b.value("evaluation", 0)));
   }
@@ -129,9 +129,9 @@ void print_status(const json& s) {
   std::string trend;
   for (const auto& t : s.value("trend", json::array())) {
     trend += t["geomean"].is_number() ? fmt::format(" {:.3f}{}", t["geomean"].get<double>(), t.value("all_passed", false) ? "" : "!")
-                                      : std::string(" -");
+                                      : std::string(t.value("all_passed", false) ? " -" : " -!");
   }
-  if (!trend.empty()) std::cout << "trend    " << trend << "   (! = not all passed)\n";
+  if (!trend.empty()) std::cout << "trend    " << trend << "   (! = not all passed, - = untimed)\n";
   const auto& gate = s["gate"];
   std::cout << fmt::format("gate      {}\n", gate.value("holds", false) ? "MET" : "UNMET");
   for (const auto& u : gate.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
