@@ -11,7 +11,7 @@ seconds="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${KSEEK_FUZZ_BUILD_DIR:-${root}/build-fuzz}"
 jobs="${KSEEK_FUZZ_JOBS:-2}"
-targets="${KSEEK_FUZZ_TARGETS:-question_pack record_log scenario_name goal_expression plugin_descriptor}"
+targets="${KSEEK_FUZZ_TARGETS:-question_pack record_log scenario_name goal_expression plugin_descriptor campaign_config}"
 
 cmake -S "${root}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER="${CXX:-clang++}" -DKSEEK_FUZZ=ON \

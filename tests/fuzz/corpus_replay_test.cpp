@@ -26,7 +26,7 @@ struct Target {
 const Target kTargets[] = {
     {"question_pack", fuzz_question_pack},   {"record_log", fuzz_record_log},
     {"scenario_name", fuzz_scenario_name},   {"goal_expression", fuzz_goal_expression},
-    {"plugin_descriptor", fuzz_plugin_descriptor},
+    {"plugin_descriptor", fuzz_plugin_descriptor}, {"campaign_config", fuzz_campaign_config},
 };
 
 void PrintTo(const Target& target, std::ostream* os) { *os << target.name; }

@@ -28,6 +28,7 @@ int fuzz_record_log(const std::uint8_t* data, std::size_t size);
 int fuzz_scenario_name(const std::uint8_t* data, std::size_t size);
 int fuzz_goal_expression(const std::uint8_t* data, std::size_t size);
 int fuzz_plugin_descriptor(const std::uint8_t* data, std::size_t size);
+int fuzz_campaign_config(const std::uint8_t* data, std::size_t size);
 
 }  // namespace kseek::fuzz
 

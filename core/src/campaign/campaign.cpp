@@ -3,6 +3,7 @@
 #include "kseek/core/campaign/campaign.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <set>
 
@@ -51,7 +52,7 @@ class ConfigReader {
     for (const auto& [key, value] : root_.items()) {
       if (!known.contains(key)) return problem(key, "unknown key (known: see docs/campaigns.md)");
     }
-    if (root_.value("format", "") != kCampaignFormat) {
+    if (!root_.contains("format") || !root_["format"].is_string() || root_["format"].get<std::string>() != kCampaignFormat) {
       return problem("format", fmt::format("must be \"{}\"", kCampaignFormat));
     }
     CampaignConfig c;
@@ -82,7 +83,9 @@ class ConfigReader {
         static const std::set<std::string> eval_keys = {"min_rounds", "max_rounds", "time_budget", "target_ci",
                                                         "scenario_timeout"};
         if (!eval_keys.contains(key)) return problem("eval." + key, "unknown key");
-        if (!value.is_number() || value.get<double>() <= 0) return problem("eval." + key, "must be a positive number");
+        if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 1e9) {
+          return problem("eval." + key, "must be a positive number (at most 1e9)");
+        }
       }
       c.eval = e;
     }
@@ -93,6 +96,12 @@ class ConfigReader {
       for (const auto& [key, value] : t.items()) {
         if (!defaults.contains(key)) return problem("thresholds." + key, "unknown key");
         if (!value.is_number() || value.get<double>() <= 0) return problem("thresholds." + key, "must be a positive number");
+        // Counts are whole numbers a person would write; anything past a million is a typo, not a setting.
+        const bool count = key == "stagnation_evaluations" || key == "hook_block_budget";
+        if (count && (value.get<double>() != std::floor(value.get<double>()) || value.get<double>() > 1e6)) {
+          return problem("thresholds." + key, "must be a whole number from 1 to 1000000");
+        }
+        if (!count && value.get<double>() > 1e9) return problem("thresholds." + key, "is out of range");
       }
       c.thresholds.stagnation_evaluations = t.value("stagnation_evaluations", c.thresholds.stagnation_evaluations);
       c.thresholds.stagnation_minutes = t.value("stagnation_minutes", c.thresholds.stagnation_minutes);

@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
+  } catch (const std::exception& e) {
+    // A defect, or a file whose shape nothing checked: a message and an exit code, never an abort.
+    std::cerr << "kseek: internal error: " << e.what() << " (please report it with the command that caused it)\n";
+    return kExitUsage;
   }
   if (argc == 1) {
     std::cout << app.help();
