@@ -9,7 +9,9 @@
 
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/campaign/record_log.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
 #include "support/campaign_fixture.hpp"
 
 namespace kseek {
@@ -216,6 +218,38 @@ TEST(CampaignGate, NeedsEvidenceForTheCurrentCandidateThatNobodyAltered) {
   g = gate();
   EXPECT_FALSE(g.holds);
   EXPECT_NE(g.evidence_problem.find("changed after kseek wrote it"), std::string::npos) << g.evidence_problem;
+}
+
+TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
+  CampaignFixture f(testing::synthetic_config());
+  Campaign c = f.open();
+  // An agent can compute sha256: it writes a record file and a log line whose checksums are right.
+  f.edit_candidate("// candidate v3, never evaluated\n");
+  const auto forged_record = testing::synthetic_record(f.candidate(), {{"S01", "PASSED", 1.5}}, 1.5);
+  const std::string text = forged_record.dump(1) + "\n";
+  ASSERT_TRUE(write_file_atomically(c.state_dir() / "evaluations" / "0099.json", text).ok());
+  ASSERT_TRUE(append_record(c.log_path(), {{"type", "evaluation"}, {"time", utc_timestamp()}, {"number", 99},
+                                           {"candidate_sha256", sha256_hex(f.candidate())},
+                                           {"record_file", "evaluations/0099.json"}, {"record_sha256", sha256_hex(text)},
+                                           {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 1.5}})
+                  .ok());
+  auto log = c.read_log();
+  ASSERT_TRUE(log.ok());
+  EXPECT_TRUE(log->damaged.empty()) << "the forged line has a valid checksum";
+  const GateResult g = compute_gate(c, *log);
+  EXPECT_FALSE(g.holds);
+  EXPECT_NE(g.evidence_problem.find("kseek did not sign"), std::string::npos) << g.evidence_problem;
+
+  // The same goes for a forged config record that would bless an edited campaign.json.
+  auto config_text = read_file(f.dir() / "campaign.json");
+  std::string edited = *config_text;
+  edited.replace(edited.find("geomean >= 1.10"), 15, "geomean >= 0.10");
+  ASSERT_TRUE(write_file_atomically(f.dir() / "campaign.json", edited).ok());
+  ASSERT_TRUE(append_record(c.log_path(), {{"type", "config"}, {"time", utc_timestamp()},
+                                           {"config_sha256", sha256_hex(edited)}}).ok());
+  auto reopened = Campaign::open(f.dir());
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_NE(reopened.error().message.find("was changed outside kseek"), std::string::npos) << reopened.error().message;
 }
 
 TEST(CampaignStore, RefusesAnEditedConfigAndAnExistingCampaign) {

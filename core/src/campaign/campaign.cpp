@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
@@ -157,11 +158,26 @@ class ConfigReader {
 
 std::string config_text(const CampaignConfig& config) { return to_json(config).dump(2) + "\n"; }
 
-// The hash campaign.json must have: the one in the newest init/config record.
-std::optional<std::string> logged_config_hash(const std::vector<LogRecord>& records) {
+std::string text_field(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// The campaign id in the first init record ("" before signatures existed).
+std::string campaign_id_of(const std::vector<LogRecord>& records) {
+  for (const auto& r : records) {
+    if (text_field(r.value, "type") == "init") return text_field(r.value, "campaign_id");
+  }
+  return "";
+}
+
+// The hash campaign.json must have: the one in the newest init/config record kseek signed (any, for a campaign
+// made before signatures; none when a key is there but no record verifies).
+std::optional<std::string> logged_config_hash(const std::vector<LogRecord>& records, const std::optional<std::string>& key) {
   for (auto it = records.rbegin(); it != records.rend(); ++it) {
-    const std::string type = it->value.value("type", "");
-    if (type == "init" || type == "config") return it->value.value("config_sha256", "");
+    const std::string type = text_field(it->value, "type");
+    if (type != "init" && type != "config") continue;
+    if (key && !signature_verifies(*key, it->value)) continue;
+    return text_field(it->value, "config_sha256");
   }
   return std::nullopt;
 }
@@ -239,7 +255,15 @@ Result<Campaign> Campaign::open(const fs::path& start, bool search_up) {
   Campaign campaign(dir, std::move(*config));
   auto log = read_records(campaign.log_path());
   if (!log) return log.error();
-  const auto expected = logged_config_hash(log->records);
+  campaign.id_ = campaign_id_of(log->records);
+  if (campaign.id_.empty()) {
+    campaign.signature_problem_ = "this campaign was made before kseek signed its records; none can be verified";
+  } else if (auto key = load_campaign_key(campaign.id_)) {
+    campaign.key_ = *key;
+  } else {
+    campaign.signature_problem_ = key.error().message;
+  }
+  const auto expected = logged_config_hash(log->records, campaign.key_);
   if (!expected) {
     return make_error(fmt::format("{}: the campaign log {} has no init record; the campaign is damaged or was not made "
                                   "by `kseek init`", file.string(), campaign.log_path().string()));
@@ -267,6 +291,10 @@ Result<Campaign> Campaign::create(const fs::path& dir_in, const CampaignConfig& 
   fs::create_directories(dir / ".kseek" / "evaluations", ec);
   if (ec) return make_error(fmt::format("cannot create {}: {}", (dir / ".kseek").string(), ec.message()));
   Campaign campaign(dir, config);
+  campaign.id_ = new_campaign_id();
+  auto key = create_campaign_key(campaign.id_);
+  if (!key) return key.error();
+  campaign.key_ = *key;
   if (!fs::exists(campaign.candidate_path())) {
     if (auto w = write_file_atomically(campaign.candidate_path(), candidate_text); !w) return w.error();
   }
@@ -274,6 +302,7 @@ Result<Campaign> Campaign::create(const fs::path& dir_in, const CampaignConfig& 
   auto candidate_hash = campaign.candidate_sha256();
   if (!candidate_hash) return candidate_hash.error();
   if (auto a = campaign.append("init", {{"format", kCampaignLogFormat},
+                                        {"campaign_id", campaign.id_},
                                         {"config", to_json(config)},
                                         {"config_sha256", sha256_hex(text)},
                                         {"candidate_sha256", *candidate_hash},
@@ -294,7 +323,29 @@ Result<std::string> Campaign::candidate_sha256() const {
 Result<void> Campaign::append(std::string_view type, json fields) const {
   json record = {{"type", type}, {"time", utc_timestamp()}};
   for (auto& [key, value] : fields.items()) record[key] = value;
+  if (key_) {
+    record["signature"] = record_signature(*key_, record);
+  } else if (!id_.empty()) {
+    // Unsigned records in a signed campaign would read as forgeries: refuse rather than write one.
+    return make_error(fmt::format("cannot add to {}: {}", log_path().string(), signature_problem_));
+  }
   return append_record(log_path(), record);
+}
+
+bool Campaign::written_by_kseek(const LogRecord& record) const { return key_ && signature_verifies(*key_, record.value); }
+
+Result<void> append_signed_record(const fs::path& dir, std::string_view type, json fields) {
+  const fs::path log_file = dir / ".kseek" / "log.jsonl";
+  auto log = read_records(log_file);
+  if (!log) return log.error();
+  json record = {{"type", type}, {"time", utc_timestamp()}};
+  for (auto& [key, value] : fields.items()) record[key] = value;
+  if (const std::string id = campaign_id_of(log->records); !id.empty()) {
+    auto key = load_campaign_key(id);
+    if (!key) return make_error(fmt::format("cannot add to {}: {}", log_file.string(), key.error().message));
+    record["signature"] = record_signature(*key, record);
+  }
+  return append_record(log_file, record);
 }
 
 Result<LogContents> Campaign::read_log() const { return read_records(log_path()); }

@@ -255,9 +255,8 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
         exit_code = fail(options, kExitUsage, "ERROR", "campaign.json 'goal': " + goal.error().message);
         return;
       }
-      auto appended = append_record(d / ".kseek" / "log.jsonl",
-                                    {{"type", "config"}, {"time", utc_timestamp()}, {"config", to_json(*config)},
-                                     {"config_sha256", sha256_hex(*text)}, {"reason", "accepted by a person"}});
+      auto appended = append_signed_record(d, "config", {{"config", to_json(*config)}, {"config_sha256", sha256_hex(*text)},
+                                                         {"reason", "accepted by a person"}});
       if (!appended) {
         exit_code = fail(options, kExitUsage, "ERROR", appended.error().message);
         return;

@@ -103,11 +103,24 @@ class Campaign {
   // Loads a full evaluation record and checks it against the hash its log entry holds.
   Result<nlohmann::json> load_evaluation(const EvaluationSummary& summary) const;
 
+  // True when this record carries a valid signature under this campaign's key (record_signature.hpp): kseek wrote
+  // it. False without the key (a campaign copied from another machine) or for a campaign made before signatures.
+  bool written_by_kseek(const LogRecord& record) const;
+  // Why records cannot be verified here (empty when they can).
+  const std::string& signature_problem() const { return signature_problem_; }
+
  private:
   Campaign(std::filesystem::path dir, CampaignConfig config) : dir_(std::move(dir)), config_(std::move(config)) {}
   std::filesystem::path dir_;
   CampaignConfig config_;
+  std::string id_;                 // from the init record; empty for campaigns made before signatures
+  std::optional<std::string> key_;  // the signing key, when this machine holds it
+  std::string signature_problem_;
 };
+
+// Appends a signed record to the log of the campaign in `dir` without the config hash check (for `kseek
+// reconfigure`, which is what re-establishes it).
+Result<void> append_signed_record(const std::filesystem::path& dir, std::string_view type, nlohmann::json fields);
 
 std::string utc_timestamp();  // 2026-11-30T10:24:18Z
 

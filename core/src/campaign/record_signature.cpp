@@ -1,0 +1,120 @@
+// HMAC-SHA256 record signatures with OpenSSL's EVP_MAC, and the per-campaign keys beside (not inside) campaigns.
+// It must never write a key readable by other users, or compare signatures in a way that leaks where they differ.
+#include "kseek/core/campaign/record_signature.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include "kseek/core/util/files.hpp"
+
+namespace kseek {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string hex(const unsigned char* bytes, std::size_t size) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < size; ++i) {
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 15];
+  }
+  return out;
+}
+
+std::string random_hex(std::size_t bytes) {
+  std::array<unsigned char, 64> buffer{};
+  if (bytes > buffer.size() || RAND_bytes(buffer.data(), static_cast<int>(bytes)) != 1) {
+    throw std::runtime_error("OpenSSL: no random bytes for a campaign key");
+  }
+  return hex(buffer.data(), bytes);
+}
+
+fs::path key_file(std::string_view campaign_id) { return campaign_key_dir() / (std::string(campaign_id) + ".key"); }
+
+bool valid_id(std::string_view id) {
+  return id.size() == 32 && id.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+}  // namespace
+
+fs::path campaign_key_dir() {
+  if (const char* dir = std::getenv("KSEEK_KEY_DIR"); dir != nullptr && *dir != '\0') return dir;
+  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return fs::path(xdg) / "kernelseek" / "campaign-keys";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return fs::path(home) / ".local" / "state" / "kernelseek" / "campaign-keys";
+  }
+  return fs::temp_directory_path() / "kernelseek-campaign-keys";
+}
+
+std::string new_campaign_id() { return random_hex(16); }
+
+Result<std::string> create_campaign_key(std::string_view campaign_id) {
+  if (!valid_id(campaign_id)) return make_error(fmt::format("'{}' is not a campaign id", campaign_id));
+  std::error_code ec;
+  fs::create_directories(campaign_key_dir(), ec);
+  ::chmod(campaign_key_dir().c_str(), 0700);
+  const fs::path file = key_file(campaign_id);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return make_error(fmt::format("cannot create the campaign key {}: {}", file.string(), std::strerror(errno)));
+  const std::string key = random_hex(32);
+  const bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!written) return make_error(fmt::format("cannot write the campaign key {}", file.string()));
+  return key;
+}
+
+Result<std::string> load_campaign_key(std::string_view campaign_id) {
+  if (!valid_id(campaign_id)) return make_error(fmt::format("the log's campaign id '{}' is not valid", campaign_id));
+  const fs::path file = key_file(campaign_id);
+  auto text = read_file(file);
+  if (!text) {
+    return make_error(fmt::format("this campaign's signing key {} is not on this machine (a campaign copied from "
+                                  "elsewhere can be read, but its records cannot be verified or extended here)",
+                                  file.string()));
+  }
+  if (text->size() != 64) return make_error(fmt::format("the campaign key {} is damaged", file.string()));
+  return *text;
+}
+
+std::string record_signature(std::string_view key, const nlohmann::json& record) {
+  nlohmann::json body = record;
+  body.erase("signature");
+  const std::string text = body.dump();
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  EVP_MAC_CTX* context = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+  char digest_name[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0), OSSL_PARAM_construct_end()};
+  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+  std::size_t size = 0;
+  const bool ok = context != nullptr &&
+                  EVP_MAC_init(context, reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) == 1 &&
+                  EVP_MAC_update(context, reinterpret_cast<const unsigned char*>(text.data()), text.size()) == 1 &&
+                  EVP_MAC_final(context, out.data(), &size, out.size()) == 1;
+  EVP_MAC_CTX_free(context);
+  EVP_MAC_free(mac);
+  if (!ok) throw std::runtime_error("OpenSSL: HMAC-SHA256 failed");
+  return hex(out.data(), size);
+}
+
+bool signature_verifies(std::string_view key, const nlohmann::json& record) {
+  if (!record.is_object() || !record.contains("signature") || !record["signature"].is_string()) return false;
+  const std::string claimed = record["signature"].get<std::string>();
+  const std::string expected = record_signature(key, record);
+  return claimed.size() == expected.size() && CRYPTO_memcmp(claimed.data(), expected.data(), expected.size()) == 0;
+}
+
+}  // namespace kseek
