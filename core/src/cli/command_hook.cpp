@@ -271,8 +271,9 @@ void register_hook_command(CLI::App& app, GlobalOptions& options, int& exit_code
       try {
         exit_code = fn(options, *args);
       } catch (const std::exception& e) {
-        // Never fail open silently: the person sees why, and the host gets a well-formed (empty) answer.
+        // Never fail open silently: the person sees why, and the host gets a well-formed answer.
         std::cerr << "kseek hook: internal error: " << e.what() << "\n";
+        if (args->host == "claude") print_json({{"systemMessage", std::string("kseek hook: internal error, nothing was checked: ") + e.what()}});
         exit_code = kExitOk;
       }
     });
