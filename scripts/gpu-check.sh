@@ -5,7 +5,7 @@
 # Jobs: tests (ctest, GPU tests serially), softmax (A/A x3 + 10%-slower), fa3-case (case-study A/A),
 #       fa3-case3 (three case-study A/A runs), fa3-full (full set, correctness), fa3-hf704, fa4 (FA4 seed on this
 #       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates), campaign (a real
-#       campaign: scripts/gpu-campaign.sh).
+#       campaign: scripts/gpu-campaign.sh), two-gpus (issue #10's measurement; needs a 2-GPU machine).
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
 # It must never install anything.
 set -uo pipefail
@@ -88,6 +88,25 @@ for job in "${jobs[@]}"; do
                    python3 -c "import json,sys,collections; r=json.load(sys.stdin); print(r.get('status'), dict(collections.Counter(s['status'] for s in r.get('scenarios', []))))")
         echo "$(basename "$f") expect=$expect observed=$observed" | tee -a "$out/fa3-corpus.txt" >> "$log"
       done ;;
+    two-gpus)
+      # Issue #10 on a 2-GPU machine: the case-study set on one GPU, on both (--gpus all), and as two shards merged;
+      # same input seed everywhere, so the three records differ only in where each scenario ran.
+      evaluate one-gpu --plugin attention.fa3 --set case-study --seed 20251 --device 0
+      evaluate two-gpus --plugin attention.fa3 --set case-study --seed 20251 --gpus all
+      step "two shards, one per GPU, then kseek merge"
+      for i in 0 1; do
+        CUDA_VISIBLE_DEVICES=$i $kseek eval --plugin attention.fa3 --set case-study --seed 20251 --shard $i/2 \
+          --out "$out/shard-$i.json" >> "$log" 2>&1 &
+      done
+      wait
+      $kseek merge "$out/shard-0.json" "$out/shard-1.json" --out "$out/merged.json" >> "$log" 2>&1
+      python3 -c "
+import json, sys
+for name in ('one-gpu', 'two-gpus', 'merged'):
+    r = json.load(open('$out/' + name + '.json'))
+    g = r.get('summary', {}).get('geomean', {})
+    print(f\"{name}: status {r.get('status')}, wall {r.get('wall_seconds', 0):.1f} s, geomean {g.get('value', 0):.4f} [{g.get('ci_low', 0):.4f}, {g.get('ci_high', 0):.4f}]\")
+" | tee -a "$log" ;;
     campaign)
       step "campaign"
       bash scripts/gpu-campaign.sh "$kseek" "$out" >> "$log" 2>&1
