@@ -19,14 +19,6 @@ namespace kseek {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 namespace {
 

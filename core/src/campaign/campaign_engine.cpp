@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/utc_time.hpp"
 
 namespace kseek {
 namespace fs = std::filesystem;
@@ -19,11 +20,6 @@ using SystemClock = std::chrono::system_clock;
 
 namespace {
 
-std::optional<SystemClock::time_point> parse_time(const std::string& text) {
-  std::tm tm{};
-  if (text.size() < 20 || strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return std::nullopt;
-  return SystemClock::from_time_t(timegm(&tm));
-}
 
 bool has_timing(const EvaluationSummary& e) { return e.geomean.has_value(); }
 
@@ -165,7 +161,7 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
   // Stagnation by time: the k-th such event once k x T minutes have passed since the last improvement (or the
   // start). Counting earlier events, not reading their clock, keeps this independent of when they were written.
   const Progress p = progress_before(evals, evals.size(), config.thresholds, started);
-  if (auto since = parse_time(p.best_time); since && !evals.empty()) {
+  if (auto since = parse_utc_timestamp(p.best_time); since && !evals.empty()) {
     int already_logged = 0;
     for (const auto& r : log) {
       if (r.value.value("type", "") == "event" && r.value.value("event", "") == "stagnation" &&
@@ -307,7 +303,7 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
     gate.evaluation = evidence->number;
     std::error_code ec;
     const auto modified = fs::last_write_time(campaign.candidate_path(), ec);
-    const auto evaluated = parse_time(evidence->time);
+    const auto evaluated = parse_utc_timestamp(evidence->time);
     const auto modified_system = std::chrono::time_point_cast<SystemClock::duration>(
         modified - fs::file_time_type::clock::now() + SystemClock::now());
     if (!ec && evaluated && modified_system > *evaluated + std::chrono::seconds(1)) {

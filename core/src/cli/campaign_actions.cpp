@@ -2,10 +2,6 @@
 // It must never append a record before the computation it reports has succeeded, and never print.
 #include "campaign_actions.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,9 +9,8 @@
 
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/util/subprocess.hpp"
 #include "question_library.hpp"
-
-extern char** environ;
 
 namespace kseek::cli {
 namespace fs = std::filesystem;
@@ -82,43 +77,6 @@ Result<std::string> self_executable() {
   return exe.string();
 }
 
-// Runs argv, returns (exit status, stdout). stderr is inherited: it is the caller's log.
-Result<std::pair<int, std::string>> run_capturing(const std::vector<std::string>& argv) {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return make_error("cannot create a pipe for the evaluation process");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (rc != 0) {
-    ::close(pipe_fds[0]);
-    return make_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)));
-  }
-  std::string out;
-  std::array<char, 65536> buffer{};
-  for (;;) {
-    const ssize_t n = ::read(pipe_fds[0], buffer.data(), buffer.size());
-    if (n > 0) {
-      out.append(buffer.data(), static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return std::pair{code, out};
-}
-
 }  // namespace
 
 ActionResult record_campaign_evaluation(const GlobalOptions& options, const fs::path& dir, const json& eval_record,
@@ -181,12 +139,12 @@ ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, co
   if (!ran) return usage_error(ran.error().message);
   json record;
   try {
-    record = json::parse(ran->second);
+    record = json::parse(ran->out);
   } catch (const json::exception&) {
     return usage_error(fmt::format("`kseek eval` ended with status {} without a JSON record (see its messages on "
-                                   "stderr)", ran->first));
+                                   "stderr)", ran->exit_status));
   }
-  json compact = {{"status", record.value("status", "ERROR")}, {"exit_code", ran->first}};
+  json compact = {{"status", record.value("status", "ERROR")}, {"exit_code", ran->exit_status}};
   for (const char* key : {"error", "message", "summary", "campaign"}) {
     if (record.contains(key)) compact[key] = record[key];
   }
@@ -197,7 +155,7 @@ ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, co
     if (s.contains("timing")) entry["ratio"] = s["timing"].value("ratio", 1.0);
     compact["scenarios"].push_back(entry);
   }
-  return {ran->first, compact};
+  return {ran->exit_status, compact};
 }
 
 ActionResult campaign_status_action(const GlobalOptions&, const fs::path& dir) {

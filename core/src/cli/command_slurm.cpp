@@ -1,8 +1,6 @@
 // `kseek slurm submit [eval options] --shards N ...`: one `kseek eval` split over a Slurm job array (one shard per
 // task) and a merge job that depends on it. It must never submit shards that could not be merged: every task gets
 // the same arguments and the same input seed, and a task fails only when it wrote no record.
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <memory>
@@ -11,8 +9,7 @@
 
 #include "commands.hpp"
 #include "kseek/core/util/files.hpp"
-
-extern char** environ;
+#include "kseek/core/util/subprocess.hpp"
 
 namespace kseek::cli {
 namespace {
@@ -123,43 +120,15 @@ std::optional<fs::path> find_on_path(const std::string& program) {
   return std::nullopt;
 }
 
-// Runs a program, returns its exit status and standard output (stderr passes through to ours).
-Result<std::pair<int, std::string>> capture(const fs::path& program, const std::vector<std::string>& arguments) {
-  std::vector<std::string> storage = {program.string()};
-  storage.insert(storage.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (auto& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return make_error("pipe() failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (spawned != 0) {
-    ::close(pipe_fds[0]);
-    return make_error(fmt::format("could not run {}", program.string()));
-  }
-  std::string out;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out);
-}
-
 // `sbatch --parsable` prints "JOBID" or "JOBID;CLUSTER".
 Result<std::string> sbatch(const fs::path& program, const std::vector<std::string>& arguments) {
-  auto run = capture(program, arguments);
+  std::vector<std::string> argv = {program.string()};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  auto run = run_capturing(argv);
   if (!run) return run.error();
-  std::string id = run->second.substr(0, run->second.find_first_of(";\n"));
-  if (run->first != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
-    return make_error(fmt::format("{} {} failed (exit {}): {}", program.string(), arguments.back(), run->first, run->second));
+  std::string id = run->out.substr(0, run->out.find_first_of(";\n"));
+  if (run->exit_status != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
+    return make_error(fmt::format("{} {} failed (exit {}): {}", program.string(), arguments.back(), run->exit_status, run->out));
   }
   return id;
 }

@@ -24,6 +24,7 @@
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/eval/scenario_job.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/utc_time.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/sdk/version.hpp"
 
@@ -43,14 +44,6 @@ using Clock = std::chrono::steady_clock;
 // only to size the watchdog so large scenarios are not killed while their references run.
 constexpr double kWatchdogReferenceFlopsPerSecond = 1e12;
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 // Data-sheet peaks by GPU name (dense tensor-core rates); the bandwidth is replaced by the measured one.
 // The physics floor uses the fastest precision's rate so that no legitimate kernel is ever flagged.
@@ -414,7 +407,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   // The plugin library is named by its file only: records are shared between people and machines.
   json record = {{"schema", kEvalRecordSchema},
                  {"kseek_version", KSEEK_SDK_VERSION},
-                 {"created_at", utc_now()},
+                 {"created_at", utc_timestamp()},
                  {"plugin", {{"id", info.id}, {"version", info.version}, {"path", input.plugin->path.filename().string()}}},
                  {"candidate", {{"file", input.candidate_path}, {"sha256", sha256_hex(input.candidate.text)}}},
                  {"input_seed", input_seed},
@@ -761,7 +754,7 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
   json merged = first.record;
   merged.erase("shard");
   merged.erase("message");
-  merged["created_at"] = utc_now();
+  merged["created_at"] = utc_timestamp();
   json scenarios = json::array(), merged_from = json::array(), gpus = json::array();
   for (const auto& id : selection) {
     if (auto it = verdict.find(id.get<std::string>()); it != verdict.end()) scenarios.push_back(it->second);

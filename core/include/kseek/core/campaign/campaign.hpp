@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/campaign/record_log.hpp"
+#include "kseek/core/util/utc_time.hpp"
 #include "kseek/sdk/result.hpp"
 
 namespace kseek {
@@ -122,6 +123,5 @@ class Campaign {
 // reconfigure`, which is what re-establishes it).
 Result<void> append_signed_record(const std::filesystem::path& dir, std::string_view type, nlohmann::json fields);
 
-std::string utc_timestamp();  // 2026-11-30T10:24:18Z
 
 }  // namespace kseek

@@ -1,0 +1,25 @@
+// UTC timestamps, written and read back with the C library (gmtime_r, strptime, timegm).
+// It must never depend on the machine's time zone.
+#include "kseek/core/util/utc_time.hpp"
+
+#include <ctime>
+
+namespace kseek {
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_utc_timestamp(const std::string& text) {
+  std::tm tm{};
+  const char* end = text.size() == 20 ? strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) : nullptr;
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+}  // namespace kseek
