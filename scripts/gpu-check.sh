@@ -5,7 +5,8 @@
 # Jobs: tests (ctest, GPU tests serially), softmax (A/A x3 + 10%-slower), fa3-case (case-study A/A),
 #       fa3-case3 (three case-study A/A runs), fa3-full (full set, correctness), fa3-hf704, fa4 (FA4 seed on this
 #       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates), campaign (a real
-#       campaign: scripts/gpu-campaign.sh), two-gpus (issue #10's measurement; needs a 2-GPU machine).
+#       campaign: scripts/gpu-campaign.sh), two-gpus (issue #10's measurement; needs a 2-GPU machine),
+#       conformance (the GPU half of the plugin conformance suite).
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
 # It must never install anything.
 set -uo pipefail
@@ -76,21 +77,42 @@ for job in "${jobs[@]}"; do
         echo "rmsnorm build failed" | tee -a "$log"
       fi ;;
     fa3-corpus|fa3-corpus-sample)
-      # Adversarial candidates for attention.fa3: expected verdict (first line) against the one observed.
+      # Adversarial candidates for attention.fa3: expected verdict (first line) against the one observed. Files are
+      # dealt round-robin to the visible GPUs, one stream per GPU (verdicts, not timings, are what is recorded here).
       files=(tests/adversarial/attention_fa3/*.cu)
       [[ $job == fa3-corpus-sample ]] && files=(tests/adversarial/attention_fa3/{c2_naive_rows,c2_split_kv_combine,c3_cluster_tma,w6_top_left_causal,w7_identity_page_table,w8_ignores_softcap,r1_cache_by_pointer,r3_deferred_work,h1_scans_for_leftovers,h4_illegal_address}.cu)
-      step "$job (${#files[@]} candidates)"
-      for f in "${files[@]}"; do
-        expect=$(sed -n '1s|^// expect: \([A-Z_]*\).*|\1|p' "$f")
-        scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
-        observed=$($kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" --min-rounds 10 --time-budget 1 \
-                     --scenario-timeout 20 --json 2>/dev/null |
-                   python3 -c "import json,sys,collections; r=json.load(sys.stdin); print(r.get('status'), dict(collections.Counter(s['status'] for s in r.get('scenarios', []))))")
-        echo "$(basename "$f") expect=$expect observed=$observed" | tee -a "$out/fa3-corpus.txt" >> "$log"
-      done ;;
+      gpus=$(nvidia-smi -L | wc -l); (( gpus < 1 )) && gpus=1
+      step "$job (${#files[@]} candidates over $gpus GPU(s))"
+      corpus_stream() {
+        local gpu=$1; shift
+        for f in "$@"; do
+          local expect scenarios observed t0
+          expect=$(sed -n '1s|^// expect: \([A-Z_]*\).*|\1|p' "$f")
+          scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
+          t0=$(date +%s)
+          observed=$(CUDA_VISIBLE_DEVICES=$gpu $kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" \
+                       --min-rounds 10 --time-budget 1 --scenario-timeout 20 --json 2>/dev/null |
+                     python3 -c "import json,sys,collections; r=json.load(sys.stdin); print(r.get('status'), dict(collections.Counter(s['status'] for s in r.get('scenarios', []))))")
+          echo "$(basename "$f") expect=$expect observed=$observed gpu=$gpu seconds=$(( $(date +%s) - t0 ))"
+        done > "$out/fa3-corpus-gpu$gpu.txt"
+      }
+      for (( g = 0; g < gpus; g++ )); do
+        share=()
+        for (( i = g; i < ${#files[@]}; i += gpus )); do share+=("${files[$i]}"); done
+        corpus_stream "$g" "${share[@]}" &
+      done
+      wait
+      sort "$out"/fa3-corpus-gpu*.txt > "$out/fa3-corpus.txt" && rm -f "$out"/fa3-corpus-gpu*.txt
+      cat "$out/fa3-corpus.txt" >> "$log" ;;
+    conformance)
+      step "ctest -L gpu -R PluginConformanceGpu"
+      (cd build-gpu && ctest --output-on-failure -L gpu -R PluginConformanceGpu) > "$out/conformance.txt" 2>&1
+      grep -E 'tests passed|\*\*\*Failed|Skipped|Passed' "$out/conformance.txt" | tail -8 | tee -a "$log" ;;
     two-gpus)
       # Issue #10 on a 2-GPU machine: the case-study set on one GPU, on both (--gpus all), and as two shards merged;
       # same input seed everywhere, so the three records differ only in where each scenario ran.
+      # The seed's cold NVRTC build (~1 min) is paid once here, so the three wall times below compare evaluation only.
+      evaluate warm-cache --plugin attention.fa3 --scenario H01 --correctness-only
       evaluate one-gpu --plugin attention.fa3 --set case-study --seed 20251 --device 0
       evaluate two-gpus --plugin attention.fa3 --set case-study --seed 20251 --gpus all
       step "two shards, one per GPU, then kseek merge"

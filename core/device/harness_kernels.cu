@@ -82,7 +82,6 @@ struct ErrorStats {
   u32 max_error_bits;  // bit pattern of a non-negative float: integer order is float order
   u32 pad;
   u64 nonfinite;       // elements of `a` that are NaN, or infinite where `b` is not the same infinity
-  double sum_error;
 };
 
 struct CompareArgs {
@@ -92,9 +91,16 @@ struct CompareArgs {
   const void* b;  // what it is measured against (usually the fp32 gold reference)
   u64 count;
   ErrorStats* stats;
+  double* block_sums;  // one per block, summed by the host in block order
 };
 
+enum : int { kCompareThreads = 256 };  // must match the launch (kHarnessThreads in gpu_session.cpp)
+
+// Max and non-finite count are order-independent, so atomics are fine for them. The error sum is a double, and a
+// floating-point sum depends on its order: it is reduced in a fixed order within each block and the per-block sums
+// go to the host, so two runs over the same bytes report the same mean to the last bit.
 extern "C" __global__ void kseek_compare(const CompareArgs args) {
+  __shared__ double warp_sums[kCompareThreads / 32];
   float local_max = 0.0f;
   double local_sum = 0.0;
   u64 local_nonfinite = 0;
@@ -111,16 +117,22 @@ extern "C" __global__ void kseek_compare(const CompareArgs args) {
     local_max = fmaxf(local_max, e);
     local_sum += e;
   }
-  // Warp reduction first so the atomics stay few.
+  // Tree reduction within the warp: the same lanes combine in the same order on every run.
   for (int offset = 16; offset > 0; offset /= 2) {
     local_max = fmaxf(local_max, __shfl_xor_sync(0xffffffffu, local_max, offset));
     local_sum += __shfl_xor_sync(0xffffffffu, local_sum, offset);
     local_nonfinite += __shfl_xor_sync(0xffffffffu, local_nonfinite, offset);
   }
   if ((threadIdx.x & 31) == 0) {
+    warp_sums[threadIdx.x / 32] = local_sum;
     atomicMax(&args.stats->max_error_bits, __float_as_uint(local_max));
-    atomicAdd(&args.stats->sum_error, local_sum);
     if (local_nonfinite) atomicAdd(&args.stats->nonfinite, local_nonfinite);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double block_sum = 0.0;
+    for (int w = 0; w < kCompareThreads / 32; ++w) block_sum += warp_sums[w];
+    args.block_sums[blockIdx.x] = block_sum;
   }
 }
 

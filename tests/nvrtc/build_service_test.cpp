@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
 #include "kseek/core/build/build_service.hpp"
+#include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
 
@@ -207,6 +209,25 @@ INSTANTIATE_TEST_SUITE_P(
       std::string name = info.param.file;
       return name.substr(0, name.find('.'));
     });
+
+// The harness's own kernels are built next to every candidate on the GPU machine; a mistake in them would only
+// show there, so they are built here for every target the plugins name.
+TEST(HarnessKernels, BuildForHopperAndBlackwellWithTheirEntryPoints) {
+  for (const char* arch : {"sm_90a", "sm_100a"}) {
+    CompileRequest request;
+    request.source = harness_kernels_source();
+    ASSERT_FALSE(request.source.text.empty()) << "harness_kernels.cu is not embedded";
+    request.arch = arch;
+    BuildService service{std::nullopt};
+    const CompileOutput out = service.compile(request);
+    ASSERT_EQ(out.status, Status::kOk) << arch << ": " << out.error << "\n" << out.log;
+    std::set<std::string> kernels;
+    for (const auto& k : out.kernels) kernels.insert(k.kernel);
+    for (const char* name : {"kseek_compare", "kseek_count_mismatch", "kseek_fingerprint", "kseek_flush_l2"}) {
+      EXPECT_TRUE(kernels.count(name)) << arch << " lacks " << name;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace kseek

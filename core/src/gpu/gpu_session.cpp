@@ -59,6 +59,9 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
   auto counter = session->allocate("harness counters", 64);
   if (!counter) return counter.error();
   session->counter_ = *counter;
+  auto block_sums = session->allocate("harness block sums", session->max_harness_blocks() * sizeof(double));
+  if (!block_sums) return block_sums.error();
+  session->block_sums_ = *block_sums;
   // Twice the L2 is read before every timed launch; at least 256 MiB so a misreported L2 size cannot shrink it.
   const std::uint64_t flush_bytes = std::max<std::uint64_t>(256ull << 20, 2ull * static_cast<std::uint64_t>(id.l2_bytes));
   auto flush = session->allocate("L2 flush buffer", flush_bytes);
@@ -223,12 +226,19 @@ Result<void> GpuSession::launch_function(CUfunction function, const std::array<u
   return cuda_check(*api_, api_->cuLaunchKernelEx_fn(&config, function, arguments, nullptr), fmt::format("launching {}", what));
 }
 
+std::uint64_t GpuSession::harness_blocks(std::uint64_t work_items) const {
+  return std::clamp<std::uint64_t>((work_items + kHarnessThreads - 1) / kHarnessThreads, 1, max_harness_blocks());
+}
+
+std::uint64_t GpuSession::max_harness_blocks() const {
+  return static_cast<std::uint64_t>(std::max(identity_.multiprocessors, 1)) * 8;
+}
+
 Result<void> GpuSession::launch_harness(const char* kernel, void* params, std::uint64_t work_items) {
   if (harness_module_ == nullptr) return make_error("the harness kernels are not loaded");
   auto fn = function(harness_module_, "harness library", kernel);
   if (!fn) return fn.error();
-  const std::uint64_t blocks = std::clamp<std::uint64_t>((work_items + kHarnessThreads - 1) / kHarnessThreads, 1,
-                                                         static_cast<std::uint64_t>(identity_.multiprocessors) * 8);
+  const std::uint64_t blocks = harness_blocks(work_items);
   return launch_function(*fn, {static_cast<unsigned>(blocks), 1, 1}, {kHarnessThreads, 1, 1}, {1, 1, 1}, 0, params,
                          kernel);
 }
@@ -283,15 +293,20 @@ Result<ErrorStatistics> GpuSession::compare(const DeviceBuffer& a, ElementType a
     CUdeviceptr b;
     std::uint64_t count;
     CUdeviceptr stats;
-  } args{a.address + a_offset, code(a_type), code(b_type), b.address, elements, counter_.address};
+    CUdeviceptr block_sums;
+  } args{a.address + a_offset, code(a_type), code(b_type), b.address, elements, counter_.address, block_sums_.address};
   KSEEK_TRY(launch_harness("kseek_compare", &args, elements));
   struct {
     std::uint32_t max_bits;
     std::uint32_t pad;
     std::uint64_t nonfinite;
-    double sum;
   } raw{};
   KSEEK_TRY(download(counter_, std::as_writable_bytes(std::span(&raw, 1)), 0));
+  // Summed here in block order: a fixed order, so the mean repeats bit for bit (see kseek_compare).
+  std::vector<double> block_sums(harness_blocks(elements));
+  KSEEK_TRY(download(block_sums_, std::as_writable_bytes(std::span(block_sums)), 0));
+  double sum = 0.0;
+  for (double s : block_sums) sum += s;
   ErrorStatistics stats;
   float max_error = 0;
   std::memcpy(&max_error, &raw.max_bits, sizeof(max_error));
@@ -299,7 +314,7 @@ Result<ErrorStatistics> GpuSession::compare(const DeviceBuffer& a, ElementType a
   stats.nonfinite = raw.nonfinite;
   stats.count = elements;
   const std::uint64_t finite = elements - std::min(elements, raw.nonfinite);
-  stats.mean_error = finite > 0 ? raw.sum / static_cast<double>(finite) : 0.0;
+  stats.mean_error = finite > 0 ? sum / static_cast<double>(finite) : 0.0;
   return stats;
 }
 

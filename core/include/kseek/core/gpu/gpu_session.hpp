@@ -94,6 +94,8 @@ class GpuSession final : public DeviceHost {
  private:
   explicit GpuSession(const DriverApi* api) : api_(api) {}
   Result<void> launch_harness(const char* kernel, void* params, std::uint64_t work_items);
+  std::uint64_t harness_blocks(std::uint64_t work_items) const;  // grid size of a harness launch over work_items
+  std::uint64_t max_harness_blocks() const;
 
   const DriverApi* api_;
   CUdevice device_ = 0;
@@ -109,6 +111,7 @@ class GpuSession final : public DeviceHost {
   std::vector<DeviceBuffer> scratch_;
   DeviceBuffer flush_buffer_;
   DeviceBuffer counter_;  // 64 bytes of device scratch for the harness kernels' results
+  DeviceBuffer block_sums_;  // one double per harness block: kseek_compare's error sums, summed in order on the host
 };
 
 }  // namespace kseek::gpu
