@@ -4,9 +4,10 @@
 #   scripts/gpu-check.sh [JOB...]
 # Jobs: tests (ctest, GPU tests serially), softmax (A/A x3 + 10%-slower), fa3-case (case-study A/A),
 #       fa3-case3 (three case-study A/A runs), fa3-full (full set, correctness), fa3-hf704, fa4 (FA4 seed on this
-#       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates), campaign (a real
+#       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates; fa4-corpus: the PrefixLM files), campaign (a real
 #       campaign: scripts/gpu-campaign.sh), two-gpus (issue #10's measurement; needs a 2-GPU machine),
-#       conformance (the GPU half of the plugin conformance suite).
+#       conformance (the GPU half of the plugin conformance suite), fa4-functional (FA4 on Hopper through sm_90a),
+#       fa3-ab (KSEEK_AB_FILE against the FA3 seed; KSEEK_AB_SCENARIOS narrows the case-study set).
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
 # It must never install anything.
 set -uo pipefail
@@ -61,6 +62,15 @@ for job in "${jobs[@]}"; do
     fa4)
       evaluate fa4-case --plugin attention.fa4 --set case-study
       evaluate fa4-case-functional --plugin attention.fa4 --set case-study --functional-arch sm_90a --correctness-only ;;
+    fa4-functional)
+      # FA4's scenarios, references and portable seed on Hopper: the case-study set and the full set's PrefixLM cells.
+      evaluate fa4-case-functional --plugin attention.fa4 --set case-study --functional-arch sm_90a --correctness-only
+      evaluate fa4-prefixlm-functional --plugin attention.fa4 --set full --scenarios 'BF4-30;BF4-31;BF4-32' \
+        --functional-arch sm_90a --correctness-only ;;
+    fa3-ab)
+      # A/B of a seed change: $KSEEK_AB_FILE (e.g. the previous seed) as the candidate against the current seed.
+      evaluate fa3-ab --plugin attention.fa3 "${KSEEK_AB_FILE:?KSEEK_AB_FILE names the candidate}" \
+        --set case-study ${KSEEK_AB_SCENARIOS:+--scenarios "$KSEEK_AB_SCENARIOS"} ;;
     user-name)
       evaluate fa3-user-name --plugin attention.fa3 \
         --scenario 'hq=12,hkv=4,d=128,dtype=bf16,causal=1,page=48,seqs=3x(1000,1500)' --min-rounds 10 --time-budget 2 ;;
@@ -76,11 +86,12 @@ for job in "${jobs[@]}"; do
       else
         echo "rmsnorm build failed" | tee -a "$log"
       fi ;;
-    fa3-corpus|fa3-corpus-sample)
-      # Adversarial candidates for attention.fa3: expected verdict (first line) against the one observed. Files are
+    fa3-corpus|fa3-corpus-sample|fa4-corpus)
+      # Adversarial candidates for attention.fa3 (and fa4's, through the portable sm_90a path): expected verdict (first line) against the one observed. Files are
       # dealt round-robin to the visible GPUs, one stream per GPU (verdicts, not timings, are what is recorded here).
-      files=(tests/adversarial/attention_fa3/*.cu)
+      files=(tests/adversarial/attention_fa3/*.cu tests/adversarial/attention_fa4/*.cu)
       [[ $job == fa3-corpus-sample ]] && files=(tests/adversarial/attention_fa3/{c2_naive_rows,c2_split_kv_combine,c3_cluster_tma,w6_top_left_causal,w7_identity_page_table,w8_ignores_softcap,r1_cache_by_pointer,r3_deferred_work,h1_scans_for_leftovers,h4_illegal_address}.cu)
+      [[ $job == fa4-corpus ]] && files=(tests/adversarial/attention_fa4/*.cu)
       gpus=$(nvidia-smi -L | wc -l); (( gpus < 1 )) && gpus=1
       step "$job (${#files[@]} candidates over $gpus GPU(s))"
       corpus_stream() {
@@ -89,9 +100,16 @@ for job in "${jobs[@]}"; do
           local expect scenarios observed t0
           expect=$(sed -n '1s|^// expect: \([A-Z_]*\).*|\1|p' "$f")
           scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
+          local constraints=() plugin=attention.fa3 extra=()
+          # The file's own constraints line, as the GPU test passes it (H6 lowers the compile time cap with it).
+          if grep -q '^// constraints: ' "$f"; then
+            sed -n 's|^// constraints: ||p' "$f" > "/tmp/kseek-corpus-$gpu.json"
+            constraints=(--constraints "/tmp/kseek-corpus-$gpu.json")
+          fi
+          [[ $f == */attention_fa4/* ]] && plugin=attention.fa4 extra=(--functional-arch sm_90a)
           t0=$(date +%s)
-          observed=$(CUDA_VISIBLE_DEVICES=$gpu $kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" \
-                       --min-rounds 10 --time-budget 1 --scenario-timeout 20 --json 2>/dev/null |
+          observed=$(CUDA_VISIBLE_DEVICES=$gpu $kseek eval "$f" --plugin $plugin "${extra[@]}" --scenarios "$scenarios" \
+                       "${constraints[@]}" --min-rounds 10 --time-budget 1 --scenario-timeout 20 --json 2>/dev/null |
                      python3 -c "import json,sys,collections; r=json.load(sys.stdin); print(r.get('status'), dict(collections.Counter(s['status'] for s in r.get('scenarios', []))))")
           echo "$(basename "$f") expect=$expect observed=$observed gpu=$gpu seconds=$(( $(date +%s) - t0 ))"
         done > "$out/fa3-corpus-gpu$gpu.txt"

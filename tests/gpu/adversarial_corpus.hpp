@@ -49,6 +49,28 @@ inline std::vector<std::string> corpus_files(const std::filesystem::path& folder
   return files;
 }
 
+// The corpus files of `folder` as "folder/file.cu" paths relative to the adversarial root, so one parameter says
+// both which plugin a file is for and where it is.
+inline std::vector<std::string> corpus_entries(const std::filesystem::path& root, const std::string& folder) {
+  std::vector<std::string> entries;
+  for (const auto& file : corpus_files(root / folder)) entries.push_back(folder + "/" + file);
+  return entries;
+}
+
+// attention_fa3/x.cu -> attention.fa3: a corpus folder is named after its plugin id, '.' written as '_'.
+inline std::string plugin_of_entry(const std::string& entry) {
+  std::string folder = entry.substr(0, entry.find('/'));
+  const auto underscore = folder.find('_');
+  if (underscore != std::string::npos) folder[underscore] = '.';
+  return folder;
+}
+
+// A test name for an entry: the file's stem.
+inline std::string entry_test_name(const std::string& entry) {
+  const std::string file = entry.substr(entry.find('/') + 1);
+  return file.substr(0, file.find('.'));
+}
+
 inline std::vector<std::string> split_scenarios(const std::string& list) {
   std::vector<std::string> names;
   std::size_t start = 0;

@@ -18,7 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpus = fs::path(KSEEK_ADVERSARIAL_DIR) / "attention_fa3";
+const fs::path kRoot = fs::path(KSEEK_ADVERSARIAL_DIR);
+const fs::path kCorpus = kRoot / "attention_fa3";
 
 kseek::testing::CommandRun kseek(const std::string& args) {
   return kseek::testing::run_kseek(args, "nvrtc-attention-corpus");
@@ -36,12 +37,14 @@ nlohmann::json parse(const kseek::testing::CommandRun& run, const std::string& w
 class AttentionCorpusBuild : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AttentionCorpusBuild, GetsItsBuildVerdictAndNamesValidScenarios) {
-  const fs::path file = kCorpus / GetParam();
+  const fs::path file = kRoot / GetParam();
+  const std::string plugin = kseek::testing::plugin_of_entry(GetParam());
   const auto expected = kseek::testing::read_corpus_expectation(file);
   ASSERT_FALSE(expected.status.empty()) << file << " lacks a '// expect: STATUS' first line";
   ASSERT_FALSE(expected.scenarios.empty()) << file << " lacks a '// scenarios: ...' line (attention has no tiny set)";
 
-  std::string args = "--json build '" + file.string() + "' --plugin attention.fa3";
+  // Built for the plugin's own first target (sm_100a for attention.fa4): what CI can check without that GPU.
+  std::string args = "--json build '" + file.string() + "' --plugin " + plugin;
   if (!expected.constraints.empty()) {
     args += " --constraints '" +
             kseek::testing::write_constraints_file(file.stem().string(), expected.constraints).string() + "'";
@@ -61,14 +64,17 @@ TEST_P(AttentionCorpusBuild, GetsItsBuildVerdictAndNamesValidScenarios) {
   }
 
   for (const auto& name : kseek::testing::split_scenarios(expected.scenarios)) {
-    const auto run = kseek("--json scenarios --plugin attention.fa3 --scenario '" + name + "'");
+    const auto run = kseek("--json scenarios --plugin " + plugin + " --scenario '" + name + "'");
     EXPECT_EQ(run.exit_code, 0) << GetParam() << ": scenario '" << name << "' is not valid:\n" << run.out;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AttentionFa3, AttentionCorpusBuild,
-                         ::testing::ValuesIn(kseek::testing::corpus_files(kCorpus)),
-                         [](const auto& info) { return info.param.substr(0, info.param.find('.')); });
+                         ::testing::ValuesIn(kseek::testing::corpus_entries(kRoot, "attention_fa3")),
+                         [](const auto& info) { return kseek::testing::entry_test_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(AttentionFa4, AttentionCorpusBuild,
+                         ::testing::ValuesIn(kseek::testing::corpus_entries(kRoot, "attention_fa4")),
+                         [](const auto& info) { return kseek::testing::entry_test_name(info.param); });
 
 TEST(AttentionCorpus, CoversEveryRowOfTheAdversarialTable) {
   // Candidate rows need a file `<row>_*.cu`; H8 (campaign files) and C1 (the seed itself) need none, and the README

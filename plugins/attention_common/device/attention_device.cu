@@ -205,14 +205,20 @@ __device__ float generate(const FillParams& p, i64 i) {
 // Reference helpers
 // =====================================================================================================================
 
-// Keys [begin, end) visible to query row `row` of a (sq, sk) sequence, exactly as problem.h states the mask.
-__device__ void visible_range(const AttentionProblem& p, i64 sq, i64 sk, i64 row, i64& begin, i64& end) {
+// Keys [begin, end) visible to query row `row` of sequence b, (sq, sk), exactly as problem.h states the mask.
+__device__ void visible_range(const AttentionProblem& p, int b, i64 sq, i64 sk, i64 row, i64& begin, i64& end) {
   const i64 diagonal = row + sk - sq;  // bottom-right alignment
   const int right = p.causal ? 0 : p.window_right;
   begin = 0;
   end = sk;
   if (right >= 0 && diagonal + right + 1 < end) end = diagonal + right + 1;
   if (p.window_left >= 0 && diagonal - p.window_left > begin) begin = diagonal - p.window_left;
+  // A row whose diagonal lies in a bidirectional span also sees the rest of that span.
+  for (int s = 0; s < p.num_spans; ++s) {
+    const int* span = p.spans + static_cast<i64>(b) * p.span_batch_stride + 2 * s;
+    if (diagonal >= span[0] && diagonal < span[1] && span[1] > end) end = span[1];
+  }
+  if (end > sk) end = sk;
   if (begin > sk) begin = sk;
   if (end < begin) end = begin;
 }
@@ -256,12 +262,13 @@ __device__ TileWork tile_work(const ReferenceParams& rp) {
   w.sq = p.cu_seqlens_q[w.b + 1] - w.q_start;
   w.sk = p.seqused_k != nullptr ? p.seqused_k[w.b] : p.cu_seqlens_k[w.b + 1] - p.cu_seqlens_k[w.b];
   w.k_start = p.paged ? 0 : p.cu_seqlens_k[w.b];
-  // Visible ranges move right monotonically with the row, so the first and last rows of the tile bound the union.
+  // Visible ranges move right monotonically with the row (spans too: they are sorted and disjoint), so the first and
+  // last rows of the tile bound the union.
   i64 last_row = w.row0 + rp.rows_per_tile - 1;
   if (last_row > w.sq - 1) last_row = w.sq - 1;
   i64 begin, end, unused;
-  visible_range(p, w.sq, w.sk, w.row0, begin, unused);
-  visible_range(p, w.sq, w.sk, last_row, unused, end);
+  visible_range(p, w.b, w.sq, w.sk, w.row0, begin, unused);
+  visible_range(p, w.b, w.sq, w.sk, last_row, unused, end);
   if (end < begin) end = begin;
   const i64 per_split = (end - begin + rp.splits - 1) / rp.splits;
   w.key_begin = begin + per_split * blockIdx.z;
@@ -330,7 +337,7 @@ __device__ void load_queries(const ReferenceParams& rp, const TileWork& w, const
   const int d = p.head_dim;
   for (int q = threadIdx.x; q < w.padded_queries; q += kThreads) {
     i64 begin = 0, end = 0;
-    if (query_valid(rp, w, q)) visible_range(p, w.sq, w.sk, query_row(rp, w, q), begin, end);
+    if (query_valid(rp, w, q)) visible_range(p, w.b, w.sq, w.sk, query_row(rp, w, q), begin, end);
     s.range[2 * q] = begin;
     s.range[2 * q + 1] = end;
   }

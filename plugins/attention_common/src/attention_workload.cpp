@@ -148,12 +148,6 @@ std::uint64_t generator_seed(const AttentionConfig& config, std::uint64_t set_se
 
 Result<AttentionWorkload> plan_workload(const AttentionConfig& c) {
   const std::string name = format_scenario_name(c);
-  if (c.prefix_lm != PrefixLm{}) {
-    return make_error(fmt::format(
-        "scenario '{}': prefix_lm={}x{} (FA4 mask_mod with bidirectional image spans) cannot be expressed by "
-        "AttentionProblem v{}, which has no mask_mod or span list; this scenario is not runnable until it grows one",
-        name, c.prefix_lm.spans, c.prefix_lm.width, kAttentionProblemVersion));
-  }
   AttentionWorkload w;
   w.config = c;
   std::int64_t total_q = 0, total_k = 0, max_q = 0, max_k = 0, own_pages = 0, max_own_pages = 0;
@@ -196,6 +190,8 @@ Result<AttentionWorkload> plan_workload(const AttentionConfig& c) {
   p.has_sinks = c.sinks ? 1 : 0;
   p.return_lse = c.lse ? 1 : 0;
   p.num_splits = c.splits;
+  p.num_spans = c.prefix_lm != PrefixLm{} ? c.prefix_lm.spans : 0;
+  p.span_batch_stride = 2ll * p.num_spans;
 
   if (p.paged) {
     w.shared_pages = c.cascade_prefix / c.page;  // validate() makes the prefix a whole number of pages
@@ -296,6 +292,10 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
     t.push_back(input(kNameVDescale, ElementType::kF32, batch * hkv, offsetof(AttentionProblem, v_descale)));
   }
   if (c.sinks) t.push_back(input(kNameSinks, ElementType::kF32, hq, offsetof(AttentionProblem, sinks)));
+  if (p.num_spans > 0) {
+    t.push_back(input(kNameSpans, ElementType::kI32, batch * 2 * static_cast<std::uint64_t>(p.num_spans),
+                      offsetof(AttentionProblem, spans)));
+  }
 
   layout.problem.resize(sizeof(AttentionProblem));
   std::memcpy(layout.problem.data(), &p, sizeof(p));
@@ -344,6 +344,14 @@ SequenceTensors make_sequence_tensors(const AttentionWorkload& w, std::uint64_t 
   SequenceTensors s;
   s.cu_seqlens_q.push_back(0);
   for (const SeqLens& seq : w.seqs) s.cu_seqlens_q.push_back(static_cast<std::int32_t>(s.cu_seqlens_q.back() + seq.q));
+  if (p.num_spans > 0) {
+    for (const SeqLens& seq : w.seqs) {
+      for (const KeyRange span : image_spans(w.config, seq.k)) {
+        s.spans.push_back(static_cast<std::int32_t>(span.begin));
+        s.spans.push_back(static_cast<std::int32_t>(span.end));
+      }
+    }
+  }
   if (!p.paged) {
     s.cu_seqlens_k.push_back(0);
     for (const SeqLens& seq : w.seqs) {
@@ -514,7 +522,8 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
   };
   for (auto ok : {upload(kTensorCuSeqlensQ, s.cu_seqlens_q), upload(index_of(layout, kNameCuSeqlensK), s.cu_seqlens_k),
                   upload(index_of(layout, kNameSequsedK), s.seqused_k),
-                  upload(index_of(layout, kNameBlockTable), s.block_table)}) {
+                  upload(index_of(layout, kNameBlockTable), s.block_table),
+                  upload(index_of(layout, kNameSpans), s.spans)}) {
     if (!ok) return make_error(context("fill_inputs", ok.error().message));
   }
   if (auto ok = host.synchronize(); !ok) return make_error(context("fill_inputs", ok.error().message));

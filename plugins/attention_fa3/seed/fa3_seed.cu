@@ -241,6 +241,14 @@ __device__ __forceinline__ int visible_hi(int i, int shift, int window_right, in
   return v < 0 ? 0 : (v > sk ? sk : static_cast<int>(v));
 }
 
+// One past the last key of the bidirectional span (problem.h v2) that holds key position `pos`, or 0 when none does.
+__device__ __forceinline__ int span_end_at(const int* spans, int num_spans, i64 pos) {
+  for (int s = 0; s < num_spans; ++s) {
+    if (pos >= spans[2 * s] && pos < spans[2 * s + 1]) return spans[2 * s + 1];
+  }
+  return 0;
+}
+
 __device__ __forceinline__ bool aligned_to(const void* ptr, i64 s0, i64 s1, i64 s2, int elem_bytes, int bytes) {
   return (reinterpret_cast<u64>(ptr) % bytes) == 0 && (s0 * elem_bytes) % bytes == 0 &&
          (s1 * elem_bytes) % bytes == 0 && (s2 * elem_bytes) % bytes == 0;
@@ -516,10 +524,18 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const int wr = pr.causal ? 0 : pr.window_right;
   const int i_first = row0 / group;
   const int i_last = (imin(row0 + C::kBM, rows) - 1) / group;
+  // Bidirectional spans (causal only) extend a row's right edge to its span's end; edges stay monotone in the row.
+  // The span fields are read from the parameter space at each use, so nothing about spans stays in a register.
+  const auto row_hi = [&](int i) {
+    const int hi = visible_hi(i, shift, wr, sk);
+    if (pr.num_spans == 0) return hi;
+    const int* spans = pr.spans + static_cast<i64>(b) * pr.span_batch_stride;
+    return imax(hi, imin(span_end_at(spans, pr.num_spans, static_cast<i64>(i) + shift), sk));
+  };
   const int k_begin = visible_lo(i_first, shift, wl);
-  const int k_end = visible_hi(i_last, shift, wr, sk);
-  const int unmasked_from = visible_lo(i_last, shift, wl);     // a tile starting here needs no left-edge mask
-  const int unmasked_to = visible_hi(i_first, shift, wr, sk);  // a tile ending here needs no right/sk mask
+  const int k_end = row_hi(i_last);
+  const int unmasked_from = visible_lo(i_last, shift, wl);  // a tile starting here needs no left-edge mask
+  const int unmasked_to = row_hi(i_first);                  // a tile ending here needs no right/sk mask
   const int t_begin = k_begin / kBN;
   const int t_end = k_end > k_begin ? (k_end + kBN - 1) / kBN : t_begin;
   const int tiles_per_split = (t_end - t_begin + num_splits - 1) / num_splits;
@@ -719,7 +735,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
 #pragma unroll
           for (int hf = 0; hf < 2; ++hf) {
             const int tok = imin(row0 + warp_row + mt * 16 + hf * 8 + g, rows - 1) / group;
-            const int lo = visible_lo(tok, shift, wl), hi = visible_hi(tok, shift, wr, sk);
+            const int lo = visible_lo(tok, shift, wl), hi = row_hi(tok);
 #pragma unroll
             for (int nt = 0; nt < kNTS; ++nt)
 #pragma unroll

@@ -41,6 +41,7 @@ inline constexpr std::string_view kNameQDescale = "q_descale";
 inline constexpr std::string_view kNameKDescale = "k_descale";
 inline constexpr std::string_view kNameVDescale = "v_descale";
 inline constexpr std::string_view kNameSinks = "sinks";
+inline constexpr std::string_view kNameSpans = "spans";
 inline constexpr std::string_view kAbsentSuffix = " (absent)";
 
 // One scenario as the single AttentionProblem that evaluates it.
@@ -52,7 +53,8 @@ inline constexpr std::string_view kAbsentSuffix = " (absent)";
 // once, as in the prefix call. kernel_calls() accounting stays valid: prefix pairs + suffix pairs are the fused call's
 // pairs, and its bytes (the prefix read once) are a lower bound a kernel that notices the shared pages can reach.
 //
-// prefix_lm (FA4's mask_mod) cannot be expressed by AttentionProblem v1 (no span list): plan_workload refuses it.
+// prefix_lm (FA4's mask_mod) is the problem's span list (v2): image_spans() of every sequence's k_len, in the `spans`
+// tensor; the mask is causal outside the spans.
 struct AttentionWorkload {
   AttentionConfig config;        // as named: cascade_prefix kept
   std::vector<SeqLens> seqs;     // of the evaluated call: k includes the cascade prefix
@@ -90,6 +92,7 @@ struct SequenceTensors {
   std::vector<std::int32_t> cu_seqlens_k;  // [batch + 1], non-paged only
   std::vector<std::int32_t> seqused_k;     // [batch], paged only
   std::vector<std::int32_t> block_table;   // [batch, max_blocks_per_seq], paged only
+  std::vector<std::int32_t> spans;         // [batch, num_spans, 2] (begin, end), prefix_lm only
 };
 SequenceTensors make_sequence_tensors(const AttentionWorkload& workload, std::uint64_t seed);
 

@@ -89,9 +89,14 @@ struct Policy {
     }
     return KeySlot{0, static_cast<i64>(p.cu_seqlens_k[r.b]) + j};
   }
-  // Bottom-right aligned causal mask and sliding window.
+  // Bottom-right aligned causal mask and sliding window; a key in the same bidirectional span as the row's diagonal
+  // is visible whatever the mask says.
   __device__ static bool visible(const AttentionProblem& p, const Row& r, int j) {
     const i64 diagonal = static_cast<i64>(r.i) + (r.sk - r.sq);
+    for (int s = 0; s < p.num_spans; ++s) {
+      const int* span = p.spans + r.b * p.span_batch_stride + 2 * s;
+      if (diagonal >= span[0] && diagonal < span[1] && j >= span[0] && j < span[1]) return true;
+    }
     const int right = p.causal ? 0 : p.window_right;
     if (p.window_left >= 0 && j < diagonal - p.window_left) return false;
     if (right >= 0 && j > diagonal + right) return false;

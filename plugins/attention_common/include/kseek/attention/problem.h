@@ -6,7 +6,8 @@ namespace kseek {
 namespace attention {
 
 // Bumped whenever the layout of AttentionProblem or the meaning of a field changes.
-inline constexpr unsigned kAttentionProblemVersion = 1;
+// v2 (2026-11-30): bidirectional spans (num_spans, span_batch_stride, spans) for FA4's PrefixLM mask_mod.
+inline constexpr unsigned kAttentionProblemVersion = 2;
 
 // Element types of the tensors below (the dtype field says which of Q/K/V/O uses which).
 enum DType : unsigned {
@@ -48,6 +49,11 @@ enum TensorId : unsigned {
 //   o_i      = sum over visible j of exp(s_j) / Z * v_j                      [fp8: times v_descale]
 //   lse_i    = log(Z) (natural log, the sink included when has_sinks)
 //   A row that sees no key gets o_i = 0 and lse_i = -inf (or sinks[h] when has_sinks).
+// Bidirectional spans (num_spans > 0; FA4's PrefixLM mask_mod, e.g. image tokens): sequence b has num_spans key
+//   ranges [begin_s, end_s) at spans[b * span_batch_stride + 2 s] and [... + 2 s + 1], sorted, disjoint and inside
+//   [0, sk). Key j is then also visible to row i when i + shift and j lie in the same span. Spans come only with
+//   causal = 1 and no window, so a row still sees one range of keys: [0, hi) with hi = i + shift + 1, or end_s when
+//   i + shift lies in span s (0 <= begin_s <= i + shift < end_s).
 // Every tensor's innermost (head-dim) stride is 1 element; the other strides are non-negative and in elements, not
 // bytes. max_seqlen_q / max_seqlen_k must bound every sq / sk (a kernel may size its grid from them alone).
 struct AttentionProblem {
@@ -116,6 +122,12 @@ struct AttentionProblem {
   const float* v_descale;   // [batch, hkv] fp32 (strides descale_*); fp8 only; null = 1
   const float* sinks;       // [hq] fp32, natural-log units like s_j; only when has_sinks
   float* lse;               // [hq, total_q] fp32 natural log; only when return_lse
+
+  // ---- bidirectional spans (v2; see Semantics) ---------------------------------------------------------------
+  int num_spans;                // spans per sequence; 0 = none (spans is then null)
+  int reserved_v2;              // 0; an explicit field where padding would be (problems are compared bytewise)
+  long long span_batch_stride;  // in int32 elements, between sequences' span lists; 2 * num_spans when contiguous
+  const int* spans;             // [batch, num_spans, 2] int32 (begin, end) key positions; only when num_spans > 0
 };
 
 }  // namespace attention
