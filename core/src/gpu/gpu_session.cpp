@@ -11,6 +11,8 @@ namespace kseek::gpu {
 namespace {
 
 constexpr unsigned kHarnessThreads = 256;
+// kseek_compare sizes its per-warp sums for exactly this block (kCompareThreads in core/device/harness_kernels.cu).
+static_assert(kHarnessThreads == 256, "change kCompareThreads in harness_kernels.cu together with kHarnessThreads");
 
 }  // namespace
 
