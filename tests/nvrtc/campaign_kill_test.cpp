@@ -17,6 +17,7 @@
 #include "kseek/core/campaign/record_log.hpp"
 #include "kseek/core/util/files.hpp"
 #include "support/run_command.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek {
 namespace {
@@ -26,14 +27,10 @@ namespace fs = std::filesystem;
 class CampaignLogKill : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "kseek_campaign_kill_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
     dir_ = root_ / "c";
     auto init = testing::run_kseek("init '" + dir_.string() + "' --plugin example.softmax --questions off", "campaign-kill");
     ASSERT_EQ(init.exit_code, 0) << init.out;
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // A shell loop that records claims `tag-0`, `tag-1`, ... and appends each number to `acks` once kseek exited 0.
   pid_t start_writer(const std::string& tag, int count) {
@@ -66,7 +63,9 @@ class CampaignLogKill : public ::testing::Test {
     return acks;
   }
 
-  fs::path root_, dir_;
+  const testing::TempFolder temp_{"kseek_campaign_kill"};
+  const fs::path& root_ = temp_.path();
+  fs::path dir_;
 };
 
 TEST_F(CampaignLogKill, ConcurrentClaimWritersNeverLoseOrInterleaveARecord) {

@@ -19,6 +19,7 @@
 #include "kseek/core/campaign/run_process.hpp"
 #include "kseek/core/util/files.hpp"
 #include "support/run_command.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek {
 namespace {
@@ -34,12 +35,8 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 class CampaignRunner : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "kseek_campaign_run_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
     dir_ = root_ / "c";
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   bool allow_damaged_lines_ = false;  // set by the test that forges a log line on purpose
 
@@ -86,7 +83,9 @@ class CampaignRunner : public ::testing::Test {
     return text ? *text : std::string();
   }
 
-  fs::path root_, dir_;
+  const testing::TempFolder temp_{"kseek_campaign_run"};
+  const fs::path& root_ = temp_.path();
+  fs::path dir_;
 };
 
 TEST_F(CampaignRunner, TheWholeStoryEndsWithTheGoalMet) {

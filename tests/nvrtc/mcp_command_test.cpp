@@ -1,7 +1,5 @@
 // `kseek mcp` end to end: a scripted MCP session piped into the real binary, against a folder without a campaign and
 // against one made by `kseek init`. It must never need a GPU: eval is accepted either way it can honestly end.
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
+#include "support/temp_folder.hpp"
 
 namespace {
 
@@ -30,11 +29,7 @@ json call(int id, const std::string& tool, const json& arguments = json::object(
 class McpCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "kseek_mcp_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // Pipes `messages` (one per line, after the handshake) into `kseek mcp --campaign DIR`; returns the replies by id.
   // Every stdout line must be a JSON-RPC message: anything else fails the test.
@@ -76,7 +71,8 @@ class McpCommand : public ::testing::Test {
     return reply.at("result").at("content").at(0).at("text").get<std::string>();
   }
 
-  fs::path root_;
+  const kseek::testing::TempFolder temp_{"kseek_mcp"};
+  const fs::path& root_ = temp_.path();
 };
 
 TEST_F(McpCommand, AFolderWithoutACampaignGivesToolErrorsNamingCampaignJson) {

@@ -2,8 +2,6 @@
 // It must never modify the committed fixture: every test that damages a campaign works on its own copy.
 #pragma once
 
-#include <stdlib.h>
-
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -11,30 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "support/temp_folder.hpp"
+
 namespace kseek::testing {
 
 inline std::filesystem::path synthetic_campaign() {
   return std::filesystem::path(KSEEK_CAMPAIGN_FIXTURES) / "synthetic";
 }
-
-// A fresh folder under the temporary directory, removed by the destructor.
-class TempFolder {
- public:
-  explicit TempFolder(std::string_view name) {
-    std::string pattern = (std::filesystem::temp_directory_path() / (std::string(name) + "_XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Copies the synthetic campaign (hidden .kseek folder included) to DIR/campaign and returns that path.
 inline std::filesystem::path copy_of_synthetic(const std::filesystem::path& dir) {

@@ -14,6 +14,7 @@
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek::testing {
 
@@ -54,13 +55,10 @@ inline nlohmann::json synthetic_record(const std::string& candidate_text, const 
 class CampaignFixture {
  public:
   explicit CampaignFixture(CampaignConfig config, std::string candidate = "// candidate v1\n") : candidate_(std::move(candidate)) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kseek_campaign_XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = std::filesystem::path(pattern) / "campaign";
+    dir_ = temp_.path() / "campaign";
     auto created = Campaign::create(dir_, config, candidate_, sha256_hex("// seed\n"));
     if (!created) throw std::runtime_error(created.error().message);
   }
-  ~CampaignFixture() { std::filesystem::remove_all(dir_.parent_path()); }
   CampaignFixture(const CampaignFixture&) = delete;
   CampaignFixture& operator=(const CampaignFixture&) = delete;
 
@@ -84,6 +82,7 @@ class CampaignFixture {
   }
 
  private:
+  TempFolder temp_{"kseek_campaign"};  // first: removed last, with the campaign inside it
   std::filesystem::path dir_;
   std::string candidate_;
 };

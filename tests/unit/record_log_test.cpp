@@ -16,6 +16,7 @@
 
 #include "kseek/core/campaign/record_log.hpp"
 #include "kseek/core/util/sha256.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek {
 namespace {
@@ -24,14 +25,6 @@ namespace fs = std::filesystem;
 
 class RecordLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "kseek_record_log_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    log_ = dir_ / "records.jsonl";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   LogContents read_or_die() {
     auto contents = read_records(log_);
     EXPECT_TRUE(contents.ok()) << (contents.ok() ? "" : contents.error().message);
@@ -42,8 +35,9 @@ class RecordLogTest : public ::testing::Test {
     out << bytes;
   }
 
-  fs::path dir_;
-  fs::path log_;
+  const testing::TempFolder temp_{"kseek_record_log"};
+  const fs::path& dir_ = temp_.path();
+  const fs::path log_ = dir_ / "records.jsonl";
 };
 
 std::string line_for(const nlohmann::json& record) {
