@@ -61,7 +61,9 @@ class ChromiumReport : public ::testing::Test {
 
   BrowserRun open(const fs::path& page, const std::string& mode) {
     const fs::path log = artifacts_ / (page.stem().string() + "-chromium.log");
-    const fs::path profile = artifacts_ / "chromium-profile";
+    // A profile of this test's own: Chromium refuses a profile another instance holds (exit 21), and ctest runs
+    // these tests in parallel.
+    const fs::path profile = profile_.path() / "chromium-profile";
     const std::string command = fmt::format(
         "timeout 120 '{}' --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions "
         "--disable-background-networking --user-data-dir='{}' --enable-logging=stderr --v=0 "
@@ -90,6 +92,7 @@ class ChromiumReport : public ::testing::Test {
 
   std::string chromium_;
   fs::path artifacts_;
+  const kseek::testing::TempFolder profile_{"kseek_chromium"};
 };
 
 TEST_F(ChromiumReport, LoadsWithoutConsoleMessagesAndTheDomHoldsThePlots) {
