@@ -90,4 +90,10 @@ inline std::filesystem::path write_constraints_file(const std::string& stem, con
   return path;
 }
 
+// " --constraints 'FILE'" for a file whose header has a constraints line (written to a temporary file), else "".
+inline std::string constraints_option(const std::filesystem::path& file, const CorpusExpectation& expected) {
+  if (expected.constraints.empty()) return "";
+  return " --constraints '" + write_constraints_file(file.stem().string(), expected.constraints).string() + "'";
+}
+
 }  // namespace kseek::testing

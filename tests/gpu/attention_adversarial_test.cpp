@@ -70,10 +70,7 @@ TEST_P(AttentionCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
   // attention.fa4 targets sm_100a; on any other GPU its corpus runs through the portable sm_90a path, which is what
   // these files test (the mask, the references), not Blackwell code.
   if (plugin == "attention.fa4" && !blackwell_gpu()) args += " --functional-arch sm_90a";
-  if (!expected.constraints.empty()) {
-    args += " --constraints '" +
-            kseek::testing::write_constraints_file(file.stem().string(), expected.constraints).string() + "'";
-  }
+  args += kseek::testing::constraints_option(file, expected);
   const auto record = eval_json(args);
   ASSERT_EQ(record.value("status", ""), "COMPLETE") << "the evaluation must complete whatever the candidate does:\n"
                                                     << record.dump(2);

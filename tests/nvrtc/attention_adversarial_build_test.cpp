@@ -45,10 +45,7 @@ TEST_P(AttentionCorpusBuild, GetsItsBuildVerdictAndNamesValidScenarios) {
 
   // Built for the plugin's own first target (sm_100a for attention.fa4): what CI can check without that GPU.
   std::string args = "--json build '" + file.string() + "' --plugin " + plugin;
-  if (!expected.constraints.empty()) {
-    args += " --constraints '" +
-            kseek::testing::write_constraints_file(file.stem().string(), expected.constraints).string() + "'";
-  }
+  args += kseek::testing::constraints_option(file, expected);
   const auto build = parse(kseek(args), "kseek build " + GetParam());
   const std::string status = build.value("status", "");
   const bool decided_by_build = expected.status == "COMPILE_ERROR" || expected.status == "CONSTRAINT_VIOLATION";
