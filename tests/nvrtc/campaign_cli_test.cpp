@@ -10,6 +10,7 @@
 #include "kseek/core/util/files.hpp"
 #include "support/campaign_fixture.hpp"
 #include "support/run_command.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek {
 namespace {
@@ -28,14 +29,10 @@ std::set<std::string> keys(const json& j) {
 class CampaignCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "kseek_campaign_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
     dir_ = root_ / "c";
     auto init = kseek("init " + dir_.string() + " --plugin example.softmax --goal 'all_passed and geomean >= 1.10'");
     ASSERT_EQ(init.exit_code, 0) << init.out;
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   testing::CommandRun kseek(const std::string& args) { return run_kseek(args, "campaign-cli"); }
   // A hook with `input` on stdin.
@@ -66,7 +63,9 @@ class CampaignCli : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.error().message;
   }
 
-  fs::path root_, dir_;
+  const testing::TempFolder temp_{"kseek_campaign_cli"};
+  const fs::path& root_ = temp_.path();
+  fs::path dir_;
 };
 
 TEST_F(CampaignCli, InitWritesTheCampaignAndTheAgentFiles) {
@@ -201,6 +200,17 @@ TEST_F(CampaignCli, ClaimsAskAndEvalWithoutAGpu) {
   EXPECT_EQ(evals[0]["status"], "NEEDS_GPU");
   EXPECT_TRUE(fs::exists(dir_ / ".kseek" / evals[0]["record_file"].get<std::string>()));
   EXPECT_EQ(kseek("gate --campaign " + dir_.string()).exit_code, 1) << "a NEEDS_GPU record is no evidence";
+}
+
+TEST_F(CampaignCli, EvalInsideACampaignRefusesAnythingThatWouldRecordLessThanTheCampaignSelects) {
+  for (const std::string option : {"--set default", "--scenarios S01", "--constraints /dev/null", "--shard 0/2 --seed 1",
+                                   "--functional-arch sm_90a"}) {
+    auto eval = run_kseek("eval --campaign " + dir_.string() + " " + option, "campaign-cli", /*merge_stderr=*/true);
+    EXPECT_EQ(eval.exit_code, 2) << option << ":\n" << eval.out;
+    const std::string flag = option.substr(0, option.find(' '));
+    EXPECT_NE(eval.out.find(flag + " would record less"), std::string::npos) << option << ":\n" << eval.out;
+  }
+  EXPECT_TRUE(log_of_type("evaluation").empty()) << "a refused eval logs nothing";
 }
 
 }  // namespace

@@ -220,6 +220,24 @@ TEST(CampaignGate, NeedsEvidenceForTheCurrentCandidateThatNobodyAltered) {
   EXPECT_NE(g.evidence_problem.find("changed after kseek wrote it"), std::string::npos) << g.evidence_problem;
 }
 
+TEST(CampaignGate, AShardOrAFunctionalRunIsNotEvidenceEvenWhenSigned) {
+  for (const char* kind : {"shard", "functional"}) {
+    CampaignFixture f(testing::synthetic_config());
+    nlohmann::json record = testing::synthetic_record(f.candidate(), passing(1.2), 1.2);
+    if (std::string_view(kind) == "shard") {
+      record["shard"] = {{"index", 0}, {"count", 2}};
+    } else {
+      record["settings"]["functional_arch"] = "sm_90a";
+    }
+    Campaign c = f.open();
+    ASSERT_TRUE(c.record_evaluation(record).ok());
+    const GateResult g = compute_gate(c, *c.read_log());
+    EXPECT_FALSE(g.holds) << kind;
+    EXPECT_NE(g.evidence_problem.find("does not cover the campaign's selection"), std::string::npos)
+        << kind << ": " << g.evidence_problem;
+  }
+}
+
 TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
   CampaignFixture f(testing::synthetic_config());
   Campaign c = f.open();

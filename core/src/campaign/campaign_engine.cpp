@@ -316,6 +316,11 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
       // A test worker's canned results (docs/campaigns-runner.md) are evidence only inside kseek's own tests.
       gate.evidence_problem = fmt::format("evaluation {} is synthetic (canned results from a test worker, KSEEK_TESTING=1): "
                                           "it is not evidence; run `kseek eval` without the test override", evidence->number);
+    } else if (loaded->contains("shard") || (loaded->contains("settings") && (*loaded)["settings"].is_object() &&
+                                             (*loaded)["settings"].contains("functional_arch"))) {
+      // `kseek eval` refuses both inside a campaign; a record that has them was not made by the campaign's own eval.
+      gate.evidence_problem = fmt::format("evaluation {} is one shard or a functional run on another arch: it does not "
+                                          "cover the campaign's selection; run `kseek eval`", evidence->number);
     } else if (!loaded->contains("candidate") || (*loaded)["candidate"].value("sha256", "") != *hash) {
       gate.evidence_problem = fmt::format("evaluation {}'s record names another candidate than its log entry",
                                           evidence->number);

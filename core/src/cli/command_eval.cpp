@@ -29,15 +29,27 @@ struct EvalArgs {
   std::string shard;  // --shard I/N
 };
 
-// Inside a campaign (no --plugin): everything comes from campaign.json; the command line may still narrow it.
+// Inside a campaign (no --plugin): the selection and constraints come from campaign.json alone, because the record is
+// the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal says.
 Result<void> take_campaign_settings(EvalArgs& args) {
   auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
   if (!campaign) return campaign.error();
+  for (const auto& [given, option] : {std::pair{!args.set_name.empty(), "--set"},
+                                      {!args.scenario_ids.empty(), "--scenarios"},
+                                      {!args.constraints_file.empty(), "--constraints"},
+                                      {!args.shard.empty(), "--shard"},
+                                      {!args.settings.functional_arch.empty(), "--functional-arch"}}) {
+    if (given) {
+      return make_error(fmt::format("inside a campaign `kseek eval` evaluates what campaign.json selects, and {} would "
+                                    "record less than that; edit campaign.json and run `kseek reconfigure`, or give "
+                                    "--plugin to evaluate outside the campaign's record", option));
+    }
+  }
   const CampaignConfig& c = campaign->config();
   args.campaign_dir = campaign->dir();
   args.plugin_id = c.plugin;
-  if (args.set_name.empty()) args.set_name = c.set;
-  if (args.scenario_ids.empty()) args.scenario_ids = c.scenarios;
+  args.set_name = c.set;
+  args.scenario_ids = c.scenarios;
   if (!args.file.empty()) {
     return make_error(fmt::format("inside a campaign `kseek eval` evaluates {} only; give --plugin to evaluate "
                                   "another file outside the campaign's record", campaign->candidate_path().string()));
