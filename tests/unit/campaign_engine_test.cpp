@@ -1,7 +1,11 @@
 // Unit tests of the campaign store and engine: a scripted campaign from synthetic records fires each event exactly
 // when it should and never twice; questions rotate; the gate refuses stale, foreign and altered evidence.
 // It must never depend on a GPU: every record is synthetic and goes through the real store.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <set>
 #include <fstream>
 #include <thread>
 
@@ -268,6 +272,46 @@ TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
   auto reopened = Campaign::open(f.dir());
   ASSERT_FALSE(reopened.ok());
   EXPECT_NE(reopened.error().message.find("was changed outside kseek"), std::string::npos) << reopened.error().message;
+}
+
+TEST(CampaignStore, ConcurrentEvaluationsGetTheirOwnNumbersAndALeftoverFileIsNeverReplaced) {
+  CampaignFixture f(testing::synthetic_config());
+  // A record file a crashed attempt left behind, with no log entry: its number is skipped, its bytes kept.
+  const fs::path leftover = f.open().state_dir() / "evaluations" / "0001.json";
+  ASSERT_TRUE(write_file_atomically(leftover, "{\"crashed\": true}\n").ok());
+
+  constexpr int kWriters = 6;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto c = Campaign::open(f.dir());
+      const bool ok = c && c->record_evaluation(testing::synthetic_record(f.candidate(), passing(1.0 + w / 100.0),
+                                                                          1.0 + w / 100.0)).ok();
+      ::_exit(ok ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+
+  Campaign c = f.open();
+  auto log = c.read_log();
+  ASSERT_TRUE(log.ok());
+  std::set<int> numbers;
+  for (const auto& r : log->records) {
+    auto e = evaluation_of(r);
+    if (!e) continue;
+    EXPECT_TRUE(numbers.insert(e->number).second) << "number " << e->number << " given twice";
+    EXPECT_NE(e->number, 1) << "the leftover's number was reused";
+    EXPECT_TRUE(c.load_evaluation(*e).ok()) << "evaluation " << e->number << "'s record does not match its log entry";
+  }
+  EXPECT_EQ(numbers.size(), static_cast<std::size_t>(kWriters));
+  EXPECT_EQ(*read_file(leftover), "{\"crashed\": true}\n");
 }
 
 TEST(CampaignStore, RefusesAnEditedConfigAndAnExistingCampaign) {

@@ -350,12 +350,17 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
     if (auto e = evaluation_of(r)) number = std::max(number, e->number + 1);
   }
   EvaluationSummary s;
-  s.number = number;
-  s.record_file = fmt::format("evaluations/{:04}.json", number);
   const std::string text = eval.dump(1) + "\n";
   s.record_sha256 = sha256_hex(text);
-  // A record file from a crashed earlier attempt with the same number is replaced: it was never acknowledged.
-  if (auto w = write_file_atomically(state_dir() / s.record_file, text); !w) return w.error();
+  // The number is claimed by creating its record file exclusively: two evaluations finishing at once (an MCP eval and
+  // a shell eval) must never write one file. A file a crashed attempt left is skipped, never replaced.
+  for (;; ++number) {
+    s.record_file = fmt::format("evaluations/{:04}.json", number);
+    auto created = write_new_file_atomically(state_dir() / s.record_file, text);
+    if (!created) return created.error();
+    if (*created) break;
+  }
+  s.number = number;
   s.candidate_sha256 = eval.contains("candidate") ? eval["candidate"].value("sha256", "") : "";
   s.status = eval.value("status", "");
   s.scenarios = json::array();
@@ -394,7 +399,6 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
                  {"gpu", eval.contains("environment") ? eval["environment"].value("name", "") : ""},
                  {"measure_time", eval.contains("settings") ? eval["settings"].value("measure_time", true) : true}};
   if (auto a = append("evaluation", fields); !a) return a.error();
-  s.time = utc_timestamp();
   return s;
 }
 

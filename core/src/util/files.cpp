@@ -48,7 +48,12 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return content.str();
 }
 
-Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+namespace {
+
+// Writes `content` to a temporary file beside `path` (fsynced), then puts it at `path`: rename() replaces what is
+// there; link() fails with EEXIST instead, which makes the write exclusive. Returns false when `path` existed
+// (exclusive only), true when the content is at `path`, durably.
+Result<bool> publish(const std::filesystem::path& path, std::string_view content, bool exclusive) {
   std::error_code ec;
   const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(folder, ec);
@@ -69,19 +74,34 @@ Result<void> write_file_atomically(const std::filesystem::path& path, std::strin
     ::unlink(temporary.c_str());
     return make_error(fmt::format("cannot write {}: {}", temporary.string(), write_error));
   }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string rename_error = errno_text();
-    ::unlink(temporary.c_str());
-    return make_error(fmt::format("cannot rename {} to {}: {}", temporary.string(), path.string(),
-                                  rename_error));
+  const bool placed = exclusive ? ::link(temporary.c_str(), path.c_str()) == 0
+                                : ::rename(temporary.c_str(), path.c_str()) == 0;
+  const int place_errno = errno;
+  if (exclusive || !placed) ::unlink(temporary.c_str());
+  if (!placed) {
+    if (exclusive && place_errno == EEXIST) return false;
+    return make_error(fmt::format("cannot {} {} to {}: {}", exclusive ? "link" : "rename", temporary.string(),
+                                  path.string(), std::strerror(place_errno)));
   }
-  // The rename is durable only once the folder entry is on disk.
+  // The new entry is durable only once the folder is on disk.
   int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (folder_fd >= 0) {
     ::fsync(folder_fd);
     ::close(folder_fd);
   }
+  return true;
+}
+
+}  // namespace
+
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  auto published = publish(path, content, /*exclusive=*/false);
+  if (!published) return published.error();
   return Ok{};
+}
+
+Result<bool> write_new_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  return publish(path, content, /*exclusive=*/true);
 }
 
 }  // namespace kseek

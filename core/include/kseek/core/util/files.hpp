@@ -14,5 +14,8 @@ Result<std::string> read_file(const std::filesystem::path& path);
 
 // Readers see either the old content or the new, never a mix; the parent folder is created if needed.
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content);
+// The same, but never replaces: false when `path` already exists (another writer got there first), true once the
+// content is at `path`.
+Result<bool> write_new_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace kseek
