@@ -312,7 +312,8 @@ TEST(MergeShards, VerdictsInSelectionOrderAndTheGeomeanOverAll) {
 TEST(MergeShards, RecordsOfDifferentEvaluationsAreRefusedNamingTheFilesAndTheField) {
   const std::vector<std::pair<std::string, json>> changes = {
       {"candidate.sha256", "zzz"}, {"seed.sha256", "yyy"}, {"input_seed", 43}, {"plugin.id", "other"},
-      {"settings", {{"measure_time", false}}}, {"shard.set", "large"}, {"kseek_version", "0.2.0"}};
+      {"settings", {{"measure_time", false}}}, {"shard.set", "large"}, {"kseek_version", "0.2.0"},
+      {"synthetic", true}};  // a test worker's shard must not lose that mark in a merge with a real one
   for (const auto& [path, value] : changes) {
     json other = shard_record(1, {"S2", "S4"});
     json* node = &other;

@@ -335,7 +335,14 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
   auto drain = [&](const GpuTarget& gpu) {
     for (std::size_t taken = next++; taken < queue.size(); taken = next++) {
       const std::size_t slot = queue[taken];
-      results[slot] = run_scenario_on_gpu(scenarios[slot], slot, gpu, options);
+      try {
+        results[slot] = run_scenario_on_gpu(scenarios[slot], slot, gpu, options);
+      } catch (const std::exception& e) {
+        // On a worker thread an escaped exception would terminate the process and lose every other verdict.
+        const Scenario& scenario = scenarios[slot].job.scenario;
+        results[slot] = json{{"scenario", scenario.id}, {"name", scenario.name}, {"status", "CRASHED"},
+                             {"message", fmt::format("kseek could not read this scenario's result: {}", e.what())}};
+      }
       if (progress) {
         const std::lock_guard lock(progress_mutex);
         progress(results[slot]);
@@ -690,8 +697,8 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
   // Everything that makes the shards parts of one evaluation must agree (the plugin's path may differ per node).
   const RecordFile& first = shards.front();
   constexpr std::string_view kMustAgree[] = {"kseek_version", "plugin.id", "plugin.version", "candidate.sha256",
-                                             "seed.sha256", "input_seed", "settings", "shard.count", "shard.set",
-                                             "shard.selection"};
+                                             "seed.sha256", "input_seed", "settings", "synthetic", "shard.count",
+                                             "shard.set", "shard.selection"};
   for (const auto& s : shards) {
     for (std::string_view path : kMustAgree) {
       const json a = at_path(first.record, path), b = at_path(s.record, path);
