@@ -1,7 +1,8 @@
 #!/bin/sh
 # Stands in for `kseek __worker` on a machine with $KSEEK_FAKE_GPUS fake GPUs, for the multi-GPU scheduler's tests.
 # It must never touch a GPU. Usage: fake_gpu_worker.sh __worker --probe FILE --device N | __worker JOB RESULT
-# Behaviour, from the environment: KSEEK_FAKE_GPUS (how many GPUs exist), KSEEK_FAKE_CRASH_GPU (every worker on that
+# Behaviour, from the environment: KSEEK_FAKE_GPUS (how many GPUs exist), KSEEK_FAKE_BUSY_GPU (that ordinal exists
+# but its probe fails as a GPU in exclusive use by another process does), KSEEK_FAKE_CRASH_GPU (every worker on that
 # ordinal dies), KSEEK_FAKE_CRASH_SCENARIO / KSEEK_FAKE_HANG_SCENARIO (that scenario id dies / never ends on any GPU),
 # KSEEK_FAKE_LOG (appends "ID DEVICE" as a scenario starts), KSEEK_FAKE_RENDEZVOUS (a folder: a scenario whose name
 # is "rendezvous" waits, at most 20 s, until one is running on every GPU; alone, it FAILS).
@@ -9,7 +10,9 @@ shift
 if [ "$1" = "--probe" ]; then
   file=$2
   device=$4
-  if [ "$device" -lt "${KSEEK_FAKE_GPUS:-0}" ]; then
+  if [ "$device" = "${KSEEK_FAKE_BUSY_GPU:--1}" ]; then
+    printf '{"available": false, "problem": "cuCtxCreate on GPU %s failed: CUDA_ERROR_DEVICES_UNAVAILABLE"}' "$device" > "$file"
+  elif [ "$device" -lt "${KSEEK_FAKE_GPUS:-0}" ]; then
     printf '{"available": true, "name": "Fake GPU", "uuid": "GPU-fake-%s", "compute_capability": "9.0", "copy_bandwidth_bytes_per_second": 1e12}' "$device" > "$file"
   else
     printf '{"available": false, "problem": "cuDeviceGet(%s) failed: CUDA_ERROR_INVALID_DEVICE"}' "$device" > "$file"

@@ -35,7 +35,7 @@ class MultiGpuScheduler : public ::testing::Test {
     ::setenv("KSEEK_FAKE_RENDEZVOUS", (work / "rendezvous").c_str(), 1);
   }
   void TearDown() override {
-    for (const char* name : {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS", "KSEEK_FAKE_CRASH_GPU",
+    for (const char* name : {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_BUSY_GPU", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS", "KSEEK_FAKE_CRASH_GPU",
                              "KSEEK_FAKE_CRASH_SCENARIO", "KSEEK_FAKE_HANG_SCENARIO"}) {
       ::unsetenv(name);
     }
@@ -86,6 +86,19 @@ TEST_F(MultiGpuScheduler, ProbingAllFindsEveryFakeGpuAndStopsAtTheFirstMissingOr
     EXPECT_EQ(probes[i].value("uuid", ""), "GPU-fake-" + std::to_string(i));
     EXPECT_TRUE(probes[i].contains("peaks"));
   }
+}
+
+TEST_F(MultiGpuScheduler, ProbingAllReportsABusyGpuAndStillFindsTheOnesAfterIt) {
+  ::setenv("KSEEK_FAKE_GPUS", "4", 1);
+  ::setenv("KSEEK_FAKE_BUSY_GPU", "1", 1);
+  const auto probes = probe_gpus(worker, {{}, true}, work);
+  ::unsetenv("KSEEK_FAKE_BUSY_GPU");
+  ASSERT_EQ(probes.size(), 4u) << json(probes).dump();
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(probes[i].value("ordinal", -1), i);
+    EXPECT_EQ(probes[i].value("available", false), i != 1) << probes[i].dump();
+  }
+  EXPECT_NE(probes[1].value("problem", "").find("DEVICES_UNAVAILABLE"), std::string::npos) << probes[1].dump();
 }
 
 TEST_F(MultiGpuScheduler, AnExplicitOrdinalThatDoesNotExistIsReportedWithItsProblem) {

@@ -300,22 +300,27 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
 
 std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpus, const fs::path& work_folder) {
   if (!gpus.all) return probe_concurrently(executable, gpus.ordinals, work_folder);
-  // "all": the parent never loads the driver, so ordinals are probed in batches until one does not exist.
+  // "all": the parent never loads the driver, so ordinals are probed in batches until one does not exist. A busy or
+  // broken GPU is reported and the GPUs after it are still used; a batch in which nothing works (no driver) ends it.
   constexpr int kBatch = 8;
   constexpr int kMaxOrdinal = 64;
   std::vector<json> found;
   for (int first = 0; first < kMaxOrdinal; first += kBatch) {
     std::vector<int> batch;
     for (int i = first; i < first + kBatch; ++i) batch.push_back(i);
+    bool any_available = false;
     for (auto& probe : probe_concurrently(executable, batch, work_folder)) {
-      if (!probe.value("available", false)) {
-        // Past the last GPU is the end of the list; any other problem (a busy or broken GPU) is reported.
-        const bool past_the_end = probe.value("problem", "").find("INVALID_DEVICE") != std::string::npos;
-        if (!past_the_end || found.empty()) found.push_back(std::move(probe));
+      const bool available = probe.value("available", false);
+      const bool past_the_end =
+          !available && probe.value("problem", "").find("INVALID_DEVICE") != std::string::npos;
+      if (past_the_end) {
+        if (found.empty()) found.push_back(std::move(probe));  // no GPU at all: say why
         return found;
       }
+      any_available = any_available || available;
       found.push_back(std::move(probe));
     }
+    if (!any_available) return found;
   }
   return found;
 }
@@ -605,8 +610,9 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
     if (probe.value("available", false)) {
       gpus.push_back({probe.value("ordinal", 0), probe});
     } else {
-      problems += fmt::format("{}{}", problems.empty() ? "" : "; ",
-                              probe.value("problem", probe.value("message", std::string("no GPU"))));
+      // Without a driver every probed ordinal gives the same reason: say it once.
+      const std::string problem = probe.value("problem", probe.value("message", std::string("no GPU")));
+      if (problems.find(problem) == std::string::npos) problems += (problems.empty() ? "" : "; ") + problem;
     }
   }
   if (gpus.empty()) {
