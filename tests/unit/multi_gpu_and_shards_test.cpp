@@ -35,8 +35,8 @@ class MultiGpuScheduler : public ::testing::Test {
     ::setenv("KSEEK_FAKE_RENDEZVOUS", (work / "rendezvous").c_str(), 1);
   }
   void TearDown() override {
-    for (const char* name : {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_BUSY_GPU", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS", "KSEEK_FAKE_CRASH_GPU",
-                             "KSEEK_FAKE_CRASH_SCENARIO", "KSEEK_FAKE_HANG_SCENARIO"}) {
+    for (const char* name : {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_BUSY_GPU", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS",
+                             "KSEEK_FAKE_CRASH_GPU", "KSEEK_FAKE_CRASH_SCENARIO", "KSEEK_FAKE_HANG_SCENARIO"}) {
       ::unsetenv(name);
     }
     fs::remove_all(work);
