@@ -1,5 +1,7 @@
 // Unit test: every fuzz target's entry function replays its committed seed corpus (tests/fuzz/corpus/<target>/),
-// built with the ordinary compiler and no libFuzzer, so CI exercises the targets. It must never skip a target whose
+// built with the ordinary compiler and no libFuzzer, so CI exercises the targets. A target checks its properties
+// itself and aborts on a violation (libFuzzer's contract: the entry always returns 0), so what this test asserts is
+// that every seed runs to the end without an abort, a crash or an escaped exception. It must never skip a target whose
 // corpus folder is empty or missing: that is a failure.
 #include <algorithm>
 #include <filesystem>
@@ -46,12 +48,12 @@ TEST_P(FuzzCorpusReplay, EverySeedRunsCleanly) {
     std::ifstream in(seed, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     SCOPED_TRACE(seed.string());
-    EXPECT_EQ(GetParam().entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), 0);
+    GetParam().entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   }
   // Also the edge inputs a corpus tends to lack.
-  EXPECT_EQ(GetParam().entry(nullptr, 0), 0);
+  GetParam().entry(nullptr, 0);
   const std::uint8_t nul[] = {0};
-  EXPECT_EQ(GetParam().entry(nul, 1), 0);
+  GetParam().entry(nul, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpusReplay, ::testing::ValuesIn(kTargets),

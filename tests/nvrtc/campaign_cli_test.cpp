@@ -192,14 +192,19 @@ TEST_F(CampaignCli, ClaimsAskAndEvalWithoutAGpu) {
   EXPECT_NE(json::parse(ask.out)["question"]["id"], c["question"]["id"]) << "never the question asked last";
   EXPECT_EQ(kseek("ask --campaign " + dir_.string() + " --event nonsense").exit_code, 2);
 
-  // Without a GPU the candidate is built and checked, the record says NEEDS_GPU, and it is logged as such.
+  // Without a GPU the candidate is built and checked, the record says NEEDS_GPU, and it is logged as such; where the
+  // suite runs on a GPU machine the seed copy completes instead. Either way one evaluation is logged with its record.
   auto eval = run_kseek("--json eval --campaign " + dir_.string(), "campaign-cli");
-  EXPECT_EQ(eval.exit_code, 3) << eval.out;
   const auto evals = log_of_type("evaluation");
-  ASSERT_EQ(evals.size(), 1u);
-  EXPECT_EQ(evals[0]["status"], "NEEDS_GPU");
+  ASSERT_EQ(evals.size(), 1u) << eval.out;
   EXPECT_TRUE(fs::exists(dir_ / ".kseek" / evals[0]["record_file"].get<std::string>()));
-  EXPECT_EQ(kseek("gate --campaign " + dir_.string()).exit_code, 1) << "a NEEDS_GPU record is no evidence";
+  if (evals[0]["status"] == "COMPLETE") {
+    EXPECT_NE(eval.exit_code, 3) << eval.out;
+  } else {
+    EXPECT_EQ(evals[0]["status"], "NEEDS_GPU");
+    EXPECT_EQ(eval.exit_code, 3) << eval.out;
+    EXPECT_EQ(kseek("gate --campaign " + dir_.string()).exit_code, 1) << "a NEEDS_GPU record is no evidence";
+  }
 }
 
 TEST_F(CampaignCli, EvalInsideACampaignRefusesAnythingThatWouldRecordLessThanTheCampaignSelects) {

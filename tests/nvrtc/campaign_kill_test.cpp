@@ -90,12 +90,16 @@ TEST_F(CampaignLogKill, SigkillAtAnyMomentKeepsEveryAcknowledgedRecordAndTheLogR
     const pid_t pid = start_writer("r" + std::to_string(round), 1000);
     // Kill somewhere inside the stream of appends: after the first acknowledged claim of this round, plus a
     // random extra delay, so the kill lands at different points of an append.
+    const std::string tag = "r" + std::to_string(round) + "-";
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
+    bool acknowledged_one = false;
+    while (!acknowledged_one && std::chrono::steady_clock::now() < deadline) {
       const auto acks = acknowledged();
-      if (std::any_of(acks.begin(), acks.end(), [&](const std::string& a) { return a.rfind("r" + std::to_string(round) + "-", 0) == 0; })) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      acknowledged_one = std::any_of(acks.begin(), acks.end(), [&](const std::string& a) { return a.rfind(tag, 0) == 0; });
+      if (!acknowledged_one) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    // Without one acknowledged claim per round the checks below would pass over nothing.
+    EXPECT_TRUE(acknowledged_one) << "round " << round << ": no claim acknowledged within 30 s";
     std::this_thread::sleep_for(std::chrono::milliseconds(random() % 60));
     ASSERT_EQ(::kill(-pid, SIGKILL), 0);
     int status = 0;
@@ -103,6 +107,7 @@ TEST_F(CampaignLogKill, SigkillAtAnyMomentKeepsEveryAcknowledgedRecordAndTheLogR
   }
   LogContents contents;
   const auto claims = claims_in_log(contents);
+  ASSERT_GE(acknowledged().size(), 12u) << "at least one acknowledged claim per killed writer";
   for (const auto& ack : acknowledged()) EXPECT_TRUE(claims.contains(ack)) << "acknowledged but lost: " << ack;
   // A kill between write and fsync may leave one torn line per kill at most; each is reported with its number and
   // the next append starts on a new line, so everything after it still reads.
