@@ -1,6 +1,6 @@
 // CPU (nvrtc) checks of the attention.fa3 adversarial corpus: files whose verdict needs no GPU (COMPILE_ERROR,
 // CONSTRAINT_VIOLATION) get it from `kseek build`; every other file must build clean and name only valid scenarios, so
-// a typo in the corpus fails here instead of on a GPU; every ADVERSARIAL.md row has its file.
+// a typo in the corpus fails here instead of on a GPU; every row of the attack table (docs/trust.md) has its file.
 // It must never need a GPU, and never accept a file without an expect line.
 #include <filesystem>
 #include <fstream>

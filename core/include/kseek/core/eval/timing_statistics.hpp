@@ -77,7 +77,7 @@ Result<RatioInterval> bootstrap_ratio_interval(std::span<const double> seed_seco
 // ---------------------------------------------------------------------------------------------------------------
 // Adaptive sampling, as a pure decision over the timed rounds measured so far.
 //
-// Warm-up rounds are never passed in here, on purpose (ADVERSARIAL.md T3). If warm-up sized the sample, a candidate
+// Warm-up rounds are never passed in here, on purpose (attack T3, docs/trust.md). If warm-up sized the sample, a candidate
 // could spin during warm-up to look noisy and buy rounds it can exploit, or look perfectly steady to get a tiny
 // sample in which a single lucky round sets the median; it could also tell warm-up from timing by that difference.
 // With a fixed minimum and a decision driven only by timed rounds (whose outputs are verified), the only way to
@@ -117,7 +117,7 @@ SamplingDecision next_sampling_step(const RatioEstimate& estimate, const Samplin
 Result<void> validate_sampling_policy(const SamplingPolicy& policy);
 
 // ---------------------------------------------------------------------------------------------------------------
-// Across scenarios: the geometric mean of clamped ratios (ADVERSARIAL.md T2).
+// Across scenarios: the geometric mean of clamped ratios (attack T2, docs/trust.md).
 // ---------------------------------------------------------------------------------------------------------------
 
 struct GeomeanOptions {
