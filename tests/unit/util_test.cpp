@@ -8,6 +8,7 @@
 #include "kseek/core/status.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
+#include "kseek/core/util/shell.hpp"
 #include "kseek/core/util/table.hpp"
 
 namespace kseek {
@@ -63,6 +64,22 @@ TEST(Status, SpellingsRoundTrip) {
   }
   EXPECT_EQ(to_string(Status::kConstraintViolation), "CONSTRAINT_VIOLATION");
   EXPECT_FALSE(status_from_string("passed").has_value());
+}
+
+TEST(Shell, QuotesOnlyWhatAShellWouldSplitOrExpand) {
+  EXPECT_EQ(shell_quote("/opt/kseek/bin/kseek"), "/opt/kseek/bin/kseek");
+  EXPECT_EQ(shell_quote("--scenarios=H01,H02"), "--scenarios=H01,H02");
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("hq=4;rm -rf ~"), "'hq=4;rm -rf ~'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote("$HOME"), "'$HOME'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
+TEST(Shell, FindsThisExecutable) {
+  auto self = self_executable();
+  ASSERT_TRUE(self.ok()) << self.error().message;
+  EXPECT_EQ(self->filename(), "kseek_unit_tests");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/util/subprocess.hpp"
+#include "kseek/core/util/shell.hpp"
 #include "question_library.hpp"
 
 namespace kseek::cli {
@@ -70,13 +71,6 @@ json gate_json(const GateResult& gate) {
           {"evidence_problem", gate.evidence_problem}, {"terms", terms}, {"unmet", gate.unmet()}};
 }
 
-Result<std::string> self_executable() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return make_error("cannot find the kseek executable (/proc/self/exe): " + ec.message());
-  return exe.string();
-}
-
 }  // namespace
 
 ActionResult record_campaign_evaluation(const GlobalOptions& options, const fs::path& dir, const json& eval_record,
@@ -128,7 +122,7 @@ ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, co
   if (!campaign) return usage_error(campaign.error().message);
   auto exe = self_executable();
   if (!exe) return usage_error(exe.error().message);
-  std::vector<std::string> argv = {*exe, "eval", "--campaign", campaign->dir().string(), "--json",
+  std::vector<std::string> argv = {exe->string(), "eval", "--campaign", campaign->dir().string(), "--json",
                                    "--device", std::to_string(eval.device)};
   if (eval.correctness_only) argv.push_back("--correctness-only");
   if (eval.input_seed != 0) argv.insert(argv.end(), {"--seed", std::to_string(eval.input_seed)});

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/shell.hpp"
 
 namespace kseek::cli {
 namespace fs = std::filesystem;
@@ -13,18 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-// Single-quoted for a POSIX shell: hosts run hook commands through `sh -c`.
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 std::string hook_command(const fs::path& exe, const fs::path& dir, const std::string& hook, const std::string& host) {
   return fmt::format("{} hook {} --host {} --campaign {}", shell_quote(exe.string()), hook, host, shell_quote(dir.string()));

@@ -9,6 +9,7 @@
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
+#include "kseek/core/util/shell.hpp"
 #include "question_library.hpp"
 
 namespace kseek::cli {
@@ -86,9 +87,10 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   }
   auto campaign = Campaign::create(args.dir, config, candidate, sha256_hex(seed->text));
   if (!campaign) return fail(options, kExitUsage, "ERROR", campaign.error().message);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  auto kept = write_agent_files(campaign->dir(), campaign->config(), exe, info.description);
+  // The hooks and the MCP registration start this kseek again: an empty path there would break every hook.
+  auto exe = self_executable();
+  if (!exe) return fail(options, kExitUsage, "ERROR", exe.error().message);
+  auto kept = write_agent_files(campaign->dir(), campaign->config(), *exe, info.description);
   if (!kept) return fail(options, kExitUsage, "ERROR", kept.error().message);
   if (options.json) {
     print_json({{"status", "OK"}, {"campaign", campaign->dir().string()}, {"config", to_json(campaign->config())},

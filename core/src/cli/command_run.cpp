@@ -20,6 +20,7 @@
 #include "kseek/core/campaign/run_process.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
+#include "kseek/core/util/shell.hpp"
 
 extern char** environ;
 
@@ -72,12 +73,6 @@ struct Baseline {
   std::map<fs::path, std::string> run_files;  // settings files kseek wrote -> sha256
 };
 
-std::string self_executable() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("kseek") : exe.string();
-}
-
 // A JSON value written as a TOML inline value (Codex parses `-c key=value` values as TOML).
 std::string toml_inline(const json& value) {
   if (value.is_object()) {
@@ -128,7 +123,9 @@ Result<AgentSpec> agent_spec(const RunArgs& args) {
 // Writes the hook and MCP settings the agent gets on its command line; returns the flags that pass them.
 Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::path& dir, const fs::path& run_dir,
                                             Baseline& baseline) {
-  const fs::path exe = self_executable();
+  auto self = self_executable();
+  if (!self) return self.error();
+  const fs::path& exe = *self;
   auto write = [&](const fs::path& file, const json& content) -> Result<void> {
     const std::string text = content.dump(2) + "\n";
     if (auto w = write_file_atomically(file, text); !w) return w.error();
@@ -177,8 +174,9 @@ std::vector<std::string> agent_environment(const fs::path& dir, int session) {
     env.push_back(entry);
   }
   // The agent's `kseek` is the one running it (and its hooks): its folder goes first on PATH.
-  const std::string own = fs::path(self_executable()).parent_path().string();
-  env.push_back("PATH=" + own + (path.empty() ? "" : ":" + path));
+  auto self = self_executable();  // host_flags has already refused to run without it
+  const std::string own = self ? self->parent_path().string() : std::string();
+  env.push_back("PATH=" + own + (path.empty() || own.empty() ? "" : ":") + path);
   env.push_back("KSEEK_CAMPAIGN=" + dir.string());
   env.push_back("KSEEK_RUN_SESSION=" + std::to_string(session));
   return env;

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/subprocess.hpp"
+#include "kseek/core/util/shell.hpp"
 
 namespace kseek::cli {
 namespace {
@@ -28,14 +29,6 @@ struct SlurmArgs {
   std::vector<std::string> eval_args;
 };
 
-// Words that need no quoting stay readable in the scripts; anything else is single-quoted.
-std::string shell_word(const std::string& word) {
-  static const std::regex plain("[A-Za-z0-9_./=:,+%@-]+");
-  if (std::regex_match(word, plain)) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
 
 bool has_option(const std::vector<std::string>& args, const std::string& name) {
   return std::any_of(args.begin(), args.end(), [&](const std::string& a) { return a == name || a.rfind(name + "=", 0) == 0; });
@@ -56,9 +49,9 @@ std::string common_directives(const SlurmArgs& args) {
 
 // `kseek` with the global options this command was given, so that the jobs see the same plugins and cache.
 std::string kseek_invocation(const GlobalOptions& options, const SlurmArgs& args) {
-  std::string line = shell_word(args.kseek_path.string());
-  for (const auto& dir : options.plugin_dirs) line += " --plugin-dir " + shell_word(fs::absolute(dir).string());
-  if (!options.cache_dir.empty()) line += " --cache-dir " + shell_word(fs::absolute(options.cache_dir).string());
+  std::string line = shell_quote(args.kseek_path.string());
+  for (const auto& dir : options.plugin_dirs) line += " --plugin-dir " + shell_quote(fs::absolute(dir).string());
+  if (!options.cache_dir.empty()) line += " --cache-dir " + shell_quote(fs::absolute(options.cache_dir).string());
   if (options.no_cache) line += " --no-cache";
   return line;
 }
@@ -67,7 +60,7 @@ Scripts make_scripts(const GlobalOptions& options, const SlurmArgs& args) {
   const std::string kseek = kseek_invocation(options, args);
   const std::string dir = args.dir.string();
   std::string eval_args;
-  for (const auto& a : args.eval_args) eval_args += " " + shell_word(a);
+  for (const auto& a : args.eval_args) eval_args += " " + shell_quote(a);
   constexpr std::string_view kExitMapping =
       "# 0: every scenario passed, 1: a verdict other than PASSED, 3: no GPU could be used. Each wrote a record that\n"
       "# kseek merge reads; anything else (2: bad input, a signal) fails the job.\n"
@@ -90,7 +83,7 @@ Scripts make_scripts(const GlobalOptions& options, const SlurmArgs& args) {
       "{8}",
       args.shards, args.shards - 1, common_directives(args),
       args.gpus_per_task > 0 ? fmt::format("#SBATCH --gpus-per-task={}\n", args.gpus_per_task) : "", dir,
-      shell_word(dir), kseek, eval_args, kExitMapping);
+      shell_quote(dir), kseek, eval_args, kExitMapping);
   s.merge = fmt::format(
       "#!/bin/bash\n"
       "# Written by kseek slurm submit: merges the {0} shard records once every array task has succeeded.\n"
@@ -103,8 +96,8 @@ Scripts make_scripts(const GlobalOptions& options, const SlurmArgs& args) {
       "rc=0\n"
       "{4} merge \"$dir\"/shard-{{0..{5}}}.json --out {6} || rc=$?\n"
       "{7}",
-      args.shards, common_directives(args), dir, shell_word(dir), kseek, args.shards - 1,
-      shell_word(args.out_file.string()), kExitMapping);
+      args.shards, common_directives(args), dir, shell_quote(dir), kseek, args.shards - 1,
+      shell_quote(args.out_file.string()), kExitMapping);
   return s;
 }
 
@@ -177,7 +170,11 @@ int run_submit(const GlobalOptions& options, SlurmArgs& args) {
     return fail(options, kExitUsage, "ERROR", fmt::format("--dir '{}': #SBATCH lines cannot carry spaces or quotes", args.dir.string()));
   }
   args.out_file = args.out_file.empty() ? args.dir / "merged.json" : fs::absolute(args.out_file).lexically_normal();
-  if (args.kseek_path.empty()) args.kseek_path = fs::read_symlink("/proc/self/exe");
+  if (args.kseek_path.empty()) {
+    auto self = self_executable();
+    if (!self) return fail(options, kExitUsage, "ERROR", self.error().message + " (give --kseek PATH)");
+    args.kseek_path = *self;
+  }
   // Every shard must draw the same inputs, and the merge checks it: one seed for all, drawn here when not given.
   if (!has_option(args.eval_args, "--seed")) {
     std::random_device random;

@@ -24,6 +24,7 @@
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/eval/scenario_job.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/shell.hpp"
 #include "kseek/core/util/utc_time.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/sdk/version.hpp"
@@ -411,9 +412,11 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   const char* test_worker = std::getenv("KSEEK_WORKER_EXECUTABLE");
   const bool synthetic = settings.worker_executable.empty() && testing != nullptr && std::string_view(testing) == "1" &&
                          test_worker != nullptr && *test_worker != '\0';
+  auto self = self_executable();
+  if (!self && settings.worker_executable.empty() && !synthetic) throw std::runtime_error(self.error().message);
   const fs::path executable = !settings.worker_executable.empty() ? settings.worker_executable
                               : synthetic                         ? fs::path(test_worker)
-                                                                  : fs::read_symlink("/proc/self/exe");
+                                                                  : *self;
   const bool several_gpus = settings.all_devices || !settings.devices.empty();
 
   // The plugin library is named by its file only: records are shared between people and machines.
