@@ -112,6 +112,7 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
   if (!event_logged(log, "start", 0)) events.push_back({"start", "the campaign has begun", 0});
   const auto evals = evaluations(log);
   const std::string started = init_time(log);
+  const Progress after = progress_before(evals, evals.size(), config.thresholds, started);  // all evaluations so far
   if (!evals.empty()) {
     const EvaluationSummary& latest = evals.back();
     const Progress before = progress_before(evals, evals.size() - 1, config.thresholds, started);
@@ -147,7 +148,6 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
                         latest.number});
     }
     // Stagnation by count: every N timed evaluations without a real improvement.
-    const Progress after = progress_before(evals, evals.size(), config.thresholds, started);
     const int n = config.thresholds.stagnation_evaluations;
     if (has_timing(latest) && after.best_number != latest.number && after.timed_since_best > 0 &&
         after.timed_since_best % n == 0 && !event_logged(log, "stagnation", latest.number)) {
@@ -160,7 +160,7 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
   }
   // Stagnation by time: the k-th such event once k x T minutes have passed since the last improvement (or the
   // start). Counting earlier events, not reading their clock, keeps this independent of when they were written.
-  const Progress p = progress_before(evals, evals.size(), config.thresholds, started);
+  const Progress& p = after;
   if (auto since = parse_utc_timestamp(p.best_time); since && !evals.empty()) {
     int already_logged = 0;
     for (const auto& r : log) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 
 namespace kseek {
@@ -42,18 +43,6 @@ class FileDescriptor {
 bool lock(int fd, int operation) {
   while (::flock(fd, operation) != 0) {
     if (errno != EINTR) return false;
-  }
-  return true;
-}
-
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(written));
   }
   return true;
 }

@@ -17,28 +17,19 @@
 #include <openssl/rand.h>
 
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
 
 namespace kseek {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string hex(const unsigned char* bytes, std::size_t size) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < size; ++i) {
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 15];
-  }
-  return out;
-}
-
 std::string random_hex(std::size_t bytes) {
   std::array<unsigned char, 64> buffer{};
   if (bytes > buffer.size() || RAND_bytes(buffer.data(), static_cast<int>(bytes)) != 1) {
     throw std::runtime_error("OpenSSL: no random bytes for a campaign key");
   }
-  return hex(buffer.data(), bytes);
+  return lower_hex(buffer.data(), bytes);
 }
 
 fs::path key_file(std::string_view campaign_id) { return campaign_key_dir() / (std::string(campaign_id) + ".key"); }
@@ -107,7 +98,7 @@ std::string record_signature(std::string_view key, const nlohmann::json& record)
   EVP_MAC_CTX_free(context);
   EVP_MAC_free(mac);
   if (!ok) throw std::runtime_error("OpenSSL: HMAC-SHA256 failed");
-  return hex(out.data(), size);
+  return lower_hex(out.data(), size);
 }
 
 bool signature_verifies(std::string_view key, const nlohmann::json& record) {

@@ -154,12 +154,9 @@ std::vector<std::string> take_global_options(const std::vector<std::string>& ext
 
 int run_submit(const GlobalOptions& options, SlurmArgs& args) {
   if (args.shards < 1) return fail(options, kExitUsage, "ERROR", "--shards must be at least 1");
-  for (const char* forbidden : {"--shard"}) {
-    if (has_option(args.eval_args, forbidden)) {
-      return fail(options, kExitUsage, "ERROR",
-                  fmt::format("{} is set by kseek slurm submit for each shard; use --dir and --out for the records",
-                              forbidden));
-    }
+  if (has_option(args.eval_args, "--shard")) {
+    return fail(options, kExitUsage, "ERROR",
+                "--shard is set by kseek slurm submit for each shard; use --dir and --out for the records");
   }
   if (!args.time_limit.empty() &&
       !std::regex_match(args.time_limit, std::regex(R"(((\d+-)?\d{1,2}:)?\d{1,2}:\d{2}|\d+)"))) {

@@ -207,12 +207,6 @@ void SvgWriter::open_group(std::string_view attributes, std::string_view tooltip
 
 void SvgWriter::close_group() { out_ += "</g>\n"; }
 
-void SvgWriter::raw_defs(std::string_view trusted_markup) {
-  out_ += "<defs>";
-  out_.append(trusted_markup);
-  out_ += "</defs>\n";
-}
-
 std::string SvgWriter::finish() {
   out_ += "</svg>\n";
   return std::move(out_);

@@ -18,22 +18,19 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-bool write_all(int fd, std::string_view content) {
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
+}  // namespace
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
+    if (written < 0) {
       if (errno == EINTR) continue;
       return false;
     }
-    data += n;
-    left -= static_cast<std::size_t>(n);
+    bytes.remove_prefix(static_cast<std::size_t>(written));
   }
   return true;
 }
-
-}  // namespace
 
 Result<std::string> read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

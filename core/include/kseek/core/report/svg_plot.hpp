@@ -46,7 +46,6 @@ class SvgWriter {
             std::string_view tooltip = {});
   void open_group(std::string_view attributes, std::string_view tooltip = {});
   void close_group();
-  void raw_defs(std::string_view trusted_markup);  // <defs> content written by the report code
   std::string finish();
 
  private:

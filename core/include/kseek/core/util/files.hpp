@@ -10,6 +10,9 @@
 
 namespace kseek {
 
+// Writes every byte to `fd`, retrying short writes and EINTR; false on any other error (errno says which).
+bool write_all(int fd, std::string_view bytes);
+
 Result<std::string> read_file(const std::filesystem::path& path);
 
 // Readers see either the old content or the new, never a mix; the parent folder is created if needed.

@@ -2,6 +2,7 @@
 // It must never be used for anything secret: these digests name content, they do not protect it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,8 @@ class Sha256 {
 };
 
 std::string sha256_hex(std::string_view bytes);
+
+// Lower-case hex of `size` bytes (digests, MACs, random ids).
+std::string lower_hex(const unsigned char* bytes, std::size_t size);
 
 }  // namespace kseek
