@@ -4,9 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <set>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -242,6 +243,23 @@ TEST(CampaignGate, AShardOrAFunctionalRunIsNotEvidenceEvenWhenSigned) {
   }
 }
 
+TEST(CampaignEvents, AnUnsignedQuestionLineCannotAnswerAnEvent) {
+  CampaignFixture f(testing::synthetic_config());
+  Campaign c = f.open();
+  auto open_events = [&] {
+    auto log = c.read_log();
+    return pending_events(c.config(), log->records, Clock::now());
+  };
+  ASSERT_FALSE(open_events().empty()) << "the start event is open";
+  // An agent logs the start event itself, with a right checksum and no signature, to silence the question.
+  ASSERT_TRUE(append_record(c.log_path(), {{"type", "event"}, {"time", utc_timestamp()}, {"event", "start"},
+                                           {"evaluation", 0}, {"detail", "forged"}})
+                  .ok());
+  const auto events = open_events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "start"; }))
+      << "an unsigned event line was taken as kseek's";
+}
+
 TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
   CampaignFixture f(testing::synthetic_config());
   Campaign c = f.open();
@@ -255,9 +273,13 @@ TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
                                            {"record_file", "evaluations/0099.json"}, {"record_sha256", sha256_hex(text)},
                                            {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 1.5}})
                   .ok());
+  ASSERT_TRUE(read_records(c.log_path())->damaged.empty()) << "the forged line has a valid checksum";
+  // The campaign reads it as what it is: a line kseek did not write, reported and never used as a record.
   auto log = c.read_log();
   ASSERT_TRUE(log.ok());
-  EXPECT_TRUE(log->damaged.empty()) << "the forged line has a valid checksum";
+  ASSERT_EQ(log->damaged.size(), 1u);
+  EXPECT_EQ(log->damaged[0].reason, kNotSignedReason);
+  for (const auto& r : log->records) EXPECT_NE(r.value.value("number", 0), 99) << "the forged evaluation was read";
   const GateResult g = compute_gate(c, *log);
   EXPECT_FALSE(g.holds);
   EXPECT_NE(g.evidence_problem.find("kseek did not sign"), std::string::npos) << g.evidence_problem;

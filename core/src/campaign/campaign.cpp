@@ -340,7 +340,24 @@ Result<void> append_signed_record(const fs::path& dir, std::string_view type, js
   return append_record(log_file, record);
 }
 
-Result<LogContents> Campaign::read_log() const { return read_records(log_path()); }
+Result<LogContents> Campaign::read_log() const {
+  auto log = read_records(log_path());
+  if (!log || !key_) return log;
+  // In a signed campaign a record without kseek's signature was written by something else (an agent can compute a
+  // checksum): it is reported like a damaged line and never read as a record, so no event, question, steer or
+  // evidence can be forged with one.
+  LogContents kept;
+  kept.damaged = std::move(log->damaged);
+  for (auto& r : log->records) {
+    if (signature_verifies(*key_, r.value)) {
+      kept.records.push_back(std::move(r));
+    } else {
+      kept.damaged.push_back({r.line, std::string(kNotSignedReason), r.value.dump().substr(0, 80)});
+    }
+  }
+  std::sort(kept.damaged.begin(), kept.damaged.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
+  return kept;
+}
 
 Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
   auto log = read_log();

@@ -278,24 +278,25 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
     return gate;
   }
   gate.candidate_sha256 = *hash;
-  // Evidence is an evaluation kseek signed: a line with a right checksum is not enough (anyone can compute one).
+  // Evidence is an evaluation kseek signed: a line with a right checksum is not enough (anyone can compute one), and
+  // Campaign::read_log has already moved unsigned lines to `damaged`.
   std::optional<EvaluationSummary> evidence;
-  std::size_t unsigned_line = 0;
   for (const auto& r : log.records) {
     auto e = evaluation_of(r);
-    if (!e || e->candidate_sha256 != *hash || e->status != "COMPLETE") continue;
-    if (campaign.written_by_kseek(r)) {
+    if (e && e->candidate_sha256 == *hash && e->status == "COMPLETE" && campaign.written_by_kseek(r)) {
       evidence = std::move(e);
-    } else {
-      unsigned_line = r.line;
     }
+  }
+  std::size_t unsigned_line = 0;
+  for (const auto& d : log.damaged) {
+    if (d.reason == kNotSignedReason) unsigned_line = d.line;
   }
   json record;  // null: no evidence
   if (!evidence && !campaign.signature_problem().empty()) {
     gate.evidence_problem = "no verifiable evidence: " + campaign.signature_problem();
   } else if (!evidence && unsigned_line != 0) {
-    gate.evidence_problem = fmt::format("log line {} is an evaluation of the current candidate that kseek did not sign: "
-                                        "it is not evidence; run `kseek eval`", unsigned_line);
+    gate.evidence_problem = fmt::format("no evaluation of the current candidate that kseek signed; log line {} is a "
+                                        "record kseek did not sign and is not evidence; run `kseek eval`", unsigned_line);
   } else if (!evidence) {
     gate.evidence_problem = fmt::format("no completed evaluation of the current candidate (sha256 {}): run `kseek eval`",
                                         hash->substr(0, 12));

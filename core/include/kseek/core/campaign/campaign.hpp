@@ -26,6 +26,7 @@ namespace kseek {
 
 inline constexpr std::string_view kCampaignFormat = "kseek.campaign/1";
 inline constexpr std::string_view kCampaignLogFormat = "kseek.campaign-log/1";
+inline constexpr std::string_view kNotSignedReason = "not signed by kseek: written by something else, ignored";
 
 // When the engine raises an event; all documented in docs/campaigns.md.
 struct CampaignThresholds {
@@ -98,7 +99,8 @@ class Campaign {
   // Stores a full evaluation record (atomically, under .kseek/evaluations/) and appends its summary.
   Result<EvaluationSummary> record_evaluation(const nlohmann::json& eval_record) const;
 
-  // The whole log; damaged lines are reported by the caller (they are never dropped silently).
+  // The whole log; damaged lines are reported by the caller (they are never dropped silently). In a signed campaign
+  // a record kseek did not sign is one of them (reason kNotSignedReason), never a record.
   Result<LogContents> read_log() const;
 
   // Loads a full evaluation record and checks it against the hash its log entry holds.
