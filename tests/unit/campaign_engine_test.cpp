@@ -243,7 +243,7 @@ TEST(CampaignGate, AShardOrAFunctionalRunIsNotEvidenceEvenWhenSigned) {
   }
 }
 
-TEST(CampaignEvents, AnUnsignedQuestionLineCannotAnswerAnEvent) {
+TEST(CampaignEvents, AnUnsignedEventLineCannotCloseAnEvent) {
   CampaignFixture f(testing::synthetic_config());
   Campaign c = f.open();
   auto open_events = [&] {
