@@ -71,10 +71,13 @@ TEST(ScenarioJob, JsonRoundTrip) {
   job.input_seed = 1234567890123ull;
   job.sampling.min_rounds = 7;
   job.peak_source = "measured";
+  job.peak_flops = 989e12;
+  job.floor_flops = 1979e12;
   const auto back = nlohmann::json(job).get<ScenarioJob>();
   EXPECT_EQ(nlohmann::json(back), nlohmann::json(job));
   EXPECT_EQ(back.input_seed, 1234567890123ull);
   EXPECT_EQ(back.sampling.min_rounds, 7u);
+  EXPECT_EQ(back.floor_flops, 1979e12);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ void to_json(nlohmann::json& j, const ScenarioJob& v) {
          {"max_rounds", v.sampling.max_rounds},
          {"time_budget_seconds", v.sampling.time_budget_seconds}}},
        {"peak_flops", v.peak_flops},
+       {"floor_flops", v.floor_flops},
        {"peak_bytes_per_second", v.peak_bytes_per_second},
        {"peak_source", v.peak_source},
        {"max_workspace_bytes", v.max_workspace_bytes}};
@@ -45,6 +46,7 @@ void from_json(const nlohmann::json& j, ScenarioJob& v) {
   s.at("max_rounds").get_to(v.sampling.max_rounds);
   s.at("time_budget_seconds").get_to(v.sampling.time_budget_seconds);
   j.at("peak_flops").get_to(v.peak_flops);
+  v.floor_flops = j.value("floor_flops", 0.0);
   j.at("peak_bytes_per_second").get_to(v.peak_bytes_per_second);
   j.at("peak_source").get_to(v.peak_source);
   j.at("max_workspace_bytes").get_to(v.max_workspace_bytes);

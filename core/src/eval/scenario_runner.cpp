@@ -587,7 +587,8 @@ class ScenarioRunner {
 
     const double flops = job_.scenario.flops;
     const double bytes = job_.scenario.bytes;
-    const DevicePeaks peaks{job_.peak_flops, job_.peak_bytes_per_second,
+    // The floor takes the fastest precision's rate: a faster time is impossible, not excellent, in any precision.
+    const DevicePeaks peaks{job_.floor_flops > 0 ? job_.floor_flops : job_.peak_flops, job_.peak_bytes_per_second,
                             job_.peak_source == "measured" ? PeakSource::kMeasured : PeakSource::kDeclared};
     const double floor = physics_floor_seconds(flops, bytes, peaks);
     const double t_candidate = estimate.candidate_median_seconds;

@@ -26,8 +26,10 @@ struct ScenarioJob {
   bool measure_time = true;
   int warmup_launches = 3;                 // per side, never counted and never used to size the sample (T3)
   SamplingPolicy sampling;
-  double peak_flops = 0;                   // the device's peaks (for TFLOP/s, % of peak and the physics floor)
-  double peak_bytes_per_second = 0;
+  double peak_flops = 0;                   // the device's dense bf16 rate (for % of peak)
+  double floor_flops = 0;                  // its fastest rate (fp8, sparsity): the physics floor's, so no honest
+                                           // kernel in any precision is flagged; 0 = peak_flops
+  double peak_bytes_per_second = 0;        // for % of peak and the physics floor
   std::string peak_source;                 // "measured" or "declared"
   std::uint64_t max_workspace_bytes = 8ull << 30;
 };
