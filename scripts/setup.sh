@@ -12,22 +12,28 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+sudo_cmd=()
+[[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+updated=0
+update_lists() { ((updated)) || "${sudo_cmd[@]}" apt-get update -qq; updated=1; }
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
+  update_lists
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# Headless Chromium renders the `kseek report` page in the report tests (which skip without it). Optional: where the
-# distribution has no `chromium` package (Ubuntu ships a snap), setup goes on and says so.
+# Headless Chromium renders the `kseek report` page in the report tests (which skip without it). Optional: it is
+# installed where the distribution has a `chromium` package; where it has none (Ubuntu ships a snap), setup says so
+# without refreshing the package lists on every run.
 if ! command -v chromium >/dev/null 2>&1; then
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  { "${sudo_cmd[@]}" apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends chromium; } ||
-    echo "setup: chromium could not be installed; the report's browser tests will skip" >&2
+  compgen -G '/var/lib/apt/lists/*_Packages' >/dev/null || update_lists  # a fresh machine's lists are empty
+  if apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    update_lists
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends chromium ||
+      echo "setup: chromium could not be installed; the report's browser tests will skip" >&2
+  else
+    echo "setup: no chromium package here; the report's browser tests will skip" >&2
+  fi
 fi
 
 # The CUDA toolkit (NVRTC and its headers) is not a distribution package of the right version: it must be there.
