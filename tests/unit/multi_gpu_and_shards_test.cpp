@@ -101,6 +101,26 @@ TEST_F(MultiGpuScheduler, ProbingAllReportsABusyGpuAndStillFindsTheOnesAfterIt) 
   EXPECT_NE(probes[1].value("problem", "").find("DEVICES_UNAVAILABLE"), std::string::npos) << probes[1].dump();
 }
 
+TEST(UsableGpus, OneModelPerEvaluationAndEveryOtherGpuSaysWhyItIsLeftOut) {
+  const std::vector<json> probes = {
+      {{"ordinal", 0}, {"available", true}, {"name", "NVIDIA H200"}},
+      {{"ordinal", 1}, {"available", false}, {"problem", "CUDA_ERROR_DEVICES_UNAVAILABLE"}},
+      {{"ordinal", 2}, {"available", true}, {"name", "NVIDIA H100 80GB HBM3"}},
+      {{"ordinal", 3}, {"available", true}, {"name", "NVIDIA H200"}}};
+  const UsableGpus usable = usable_gpus(probes);
+  ASSERT_EQ(usable.gpus.size(), 2u);
+  EXPECT_EQ(usable.gpus[0].ordinal, 0);
+  EXPECT_EQ(usable.gpus[1].ordinal, 3);
+  EXPECT_NE(usable.not_used.find("DEVICES_UNAVAILABLE"), std::string::npos) << usable.not_used;
+  EXPECT_NE(usable.not_used.find("GPU 2 (NVIDIA H100 80GB HBM3) is not used"), std::string::npos) << usable.not_used;
+
+  // Without a driver every ordinal fails the same way: one reason, no GPU.
+  const json no_driver = {{"available", false}, {"problem", "no CUDA driver"}};
+  const UsableGpus none = usable_gpus({no_driver, no_driver, no_driver});
+  EXPECT_TRUE(none.gpus.empty());
+  EXPECT_EQ(none.not_used, "no CUDA driver");
+}
+
 TEST_F(MultiGpuScheduler, AnExplicitOrdinalThatDoesNotExistIsReportedWithItsProblem) {
   const auto probes = probe_gpus(worker, {{0, 5}, false}, work);
   ASSERT_EQ(probes.size(), 2u);
@@ -338,6 +358,14 @@ TEST(MergeShards, RecordsOfDifferentEvaluationsAreRefusedNamingTheFilesAndTheFie
     EXPECT_NE(error.find("b.json"), std::string::npos) << error;
     EXPECT_NE(error.find(path), std::string::npos) << error;
   }
+}
+
+TEST(MergeShards, ShardsFromTwoGpuModelsAreRefused) {
+  json other = shard_record(1, {"S2", "S4"});
+  other["environment"]["name"] = "Other GPU";
+  const std::string error = merge_error({{"a.json", shard_record(0, {"S1", "S3"})}, {"b.json", other}});
+  EXPECT_NE(error.find("different GPU models"), std::string::npos) << error;
+  EXPECT_NE(error.find("b.json"), std::string::npos) << error;
 }
 
 TEST(MergeShards, CoverageMustBeExactlyOnce) {

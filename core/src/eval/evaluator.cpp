@@ -318,6 +318,29 @@ std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpu
   return found;
 }
 
+UsableGpus usable_gpus(const std::vector<json>& probes) {
+  UsableGpus usable;
+  std::string& problems = usable.not_used;
+  const auto add_problem = [&](const std::string& problem) {
+    if (problems.find(problem) == std::string::npos) problems += (problems.empty() ? "" : "; ") + problem;
+  };
+  for (const auto& probe : probes) {
+    const bool available = probe.value("available", false);
+    if (available && !usable.gpus.empty() && probe.value("name", "") != usable.gpus.front().probe.value("name", "")) {
+      // Ratios (and NOT_RUNNABLE verdicts) from two models do not make one geomean.
+      add_problem(fmt::format("GPU {} ({}) is not used: it is another model than GPU {} ({})", probe.value("ordinal", 0),
+                              probe.value("name", ""), usable.gpus.front().ordinal,
+                              usable.gpus.front().probe.value("name", "")));
+    } else if (available) {
+      usable.gpus.push_back({probe.value("ordinal", 0), probe});
+    } else {
+      // Without a driver every probed ordinal gives the same reason: it is said once.
+      add_problem(probe.value("problem", probe.value("message", std::string("no GPU"))));
+    }
+  }
+  return usable;
+}
+
 std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, const std::vector<GpuTarget>& gpus,
                                 const SchedulerOptions& options, const ProgressSink& progress) {
   std::vector<std::size_t> queue(scenarios.size());
@@ -599,17 +622,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   // ---- the devices, probed in workers (this process never holds a context) ------------------------------------------
   GpuSelection selection{several_gpus ? settings.devices : std::vector<int>{settings.device}, settings.all_devices};
   const std::vector<json> probes = probe_gpus(executable, selection, work);
-  std::vector<GpuTarget> gpus;
-  std::string problems;
-  for (const auto& probe : probes) {
-    if (probe.value("available", false)) {
-      gpus.push_back({probe.value("ordinal", 0), probe});
-    } else {
-      // Without a driver every probed ordinal gives the same reason: say it once.
-      const std::string problem = probe.value("problem", probe.value("message", std::string("no GPU")));
-      if (problems.find(problem) == std::string::npos) problems += (problems.empty() ? "" : "; ") + problem;
-    }
-  }
+  auto [gpus, problems] = usable_gpus(probes);
   if (gpus.empty()) {
     record["status"] = "NEEDS_GPU";
     record["message"] = fmt::format("needs a GPU: {}", problems.empty() ? "no GPU" : problems);
@@ -621,6 +634,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
     if (key != "ordinal") record["environment"][key] = value;
   }
   if (several_gpus) record["environment"]["gpus"] = probes;
+  if (!problems.empty()) record["environment"]["gpus_not_used"] = problems;  // busy, broken or another model
 
   // ---- scenarios, one worker each, on one GPU in order or on several from a shared queue --------------------------
   SchedulerOptions options;
@@ -708,7 +722,20 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
                                       first.file, s.file, path, brief(a), brief(b)));
       }
     }
+  }  // One evaluation is one GPU model; a shard that found no GPU has none to compare.
+  const RecordFile* measured = nullptr;
+  for (const auto& s : shards) {
+    const json name = at_path(s.record, "environment.name");
+    if (name.is_null()) continue;
+    if (measured == nullptr) {
+      measured = &s;
+    } else if (name != at_path(measured->record, "environment.name")) {
+      return make_error(fmt::format("{} and {} ran on different GPU models ({} vs {}): one evaluation is one model",
+                                    measured->file, s.file, brief(at_path(measured->record, "environment.name")),
+                                    brief(name)));
+    }
   }
+
   const int count = first.record["shard"].value("count", 0);
   const json selection = first.record["shard"].value("selection", json::array());
   std::map<int, const RecordFile*> by_index;

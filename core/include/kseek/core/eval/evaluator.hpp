@@ -94,6 +94,14 @@ struct GpuTarget {
 std::vector<nlohmann::json> probe_gpus(const std::filesystem::path& executable, const GpuSelection& gpus,
                                        const std::filesystem::path& work_folder);
 
+// The probed GPUs an evaluation uses: the available ones of the first available GPU's model (one evaluation is one
+// model). `not_used` says why each other probed GPU was left out, each distinct reason once ("" when none).
+struct UsableGpus {
+  std::vector<GpuTarget> gpus;
+  std::string not_used;
+};
+UsableGpus usable_gpus(const std::vector<nlohmann::json>& probes);
+
 // One scenario ready for a worker; the GPU that takes it fills in the job's device and peaks.
 struct PreparedScenario {
   ScenarioJob job;
