@@ -172,6 +172,19 @@ TEST(CampaignEngine, AHumanQuestionGoesFirstAndOnlyOnce) {
   EXPECT_EQ(q->id, "q1");
 }
 
+TEST(CampaignEngine, TwoSteersQueuedAreDeliveredOneAfterTheOther) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  ASSERT_TRUE(c.append("steer", {{"text", "first"}, {"steer_id", 1}}).ok());
+  ASSERT_TRUE(c.append("steer", {{"text", "second"}, {"steer_id", 2}}).ok());
+  EXPECT_EQ(pending_steers(c.read_log()->records).size(), 2u);
+  ASSERT_TRUE(c.append("question", {{"event", "start"}, {"id", "steer-1"}, {"source", "human"}, {"steer_id", 1}}).ok());
+  // One delivered, one still waiting: the post-tool hook and select_question both see the second.
+  const auto waiting = pending_steers(c.read_log()->records);
+  ASSERT_EQ(waiting.size(), 1u);
+  EXPECT_EQ(waiting.begin()->second, "second");
+}
+
 TEST(CampaignGate, NeedsEvidenceForTheCurrentCandidateThatNobodyAltered) {
   CampaignFixture f(testing::synthetic_config());
   Campaign c = f.open();

@@ -191,24 +191,31 @@ std::optional<CampaignEvent> unanswered_event(const std::vector<LogRecord>& log)
   return std::nullopt;
 }
 
+std::map<int, std::string> pending_steers(const std::vector<LogRecord>& log) {
+  std::map<int, std::string> steers;
+  for (const auto& r : log) {
+    const json& v = r.value;
+    const std::string type = v.value("type", "");
+    if (type == "steer") steers[v.value("steer_id", 0)] = v.value("text", "");
+    if (type == "question" && v.value("source", "") == "human") steers.erase(v.value("steer_id", 0));
+  }
+  return steers;
+}
+
 std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>& packs, const CampaignConfig& config,
                                                 std::string_view event, const std::vector<LogRecord>& log) {
   if (!config.questions) return std::nullopt;
   // A person's question waits for the agent's next hook; it goes first, whatever the event.
-  std::map<int, std::string> steers;
   std::map<std::string, std::size_t> last_asked;  // question id -> position in the log
   std::string last_id;
   for (std::size_t i = 0; i < log.size(); ++i) {
     const json& v = log[i].value;
-    const std::string type = v.value("type", "");
-    if (type == "steer") steers[v.value("steer_id", 0)] = v.value("text", "");
-    if (type == "question") {
-      if (v.value("source", "") == "human") steers.erase(v.value("steer_id", 0));
+    if (v.value("type", "") == "question") {
       last_asked[v.value("id", "")] = i + 1;
       last_id = v.value("id", "");
     }
   }
-  if (!steers.empty()) {
+  if (const auto steers = pending_steers(log); !steers.empty()) {
     const auto& [id, text] = *steers.begin();
     return SelectedQuestion{fmt::format("steer-{}", id), "human", text, std::string(event), "human"};
   }

@@ -241,13 +241,7 @@ int hook_post_tool(const GlobalOptions& options, const HookArgs& args) {
   if (fresh != nullptr) {
     text = fmt::format("kseek: event {}. Question: {}", fresh->value("event", ""), fresh->value("text", ""));
   } else {
-    bool steer_waiting = false;
-    for (std::size_t i = 0; i < log->records.size(); ++i) {
-      const json& v = log->records[i].value;
-      if (v.value("type", "") == "steer") steer_waiting = true;
-      if (v.value("type", "") == "question" && v.value("source", "") == "human") steer_waiting = false;
-    }
-    if (!steer_waiting) return kExitOk;
+    if (pending_steers(log->records).empty()) return kExitOk;
     ActionResult asked = campaign_ask(options, campaign->dir(), "", "hook:post-tool");
     if (!asked.document.contains("question") || !asked.document["question"].is_object()) return kExitOk;
     text = "kseek: a question from the person watching this campaign: " + asked.document["question"].value("text", "");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ struct SelectedQuestion {
   std::string event;
   std::string source = "bank";  // "bank" or "human" (a `kseek steer` question waiting for delivery)
 };
+
+// A person's steering questions (`kseek steer`) not yet delivered as a question, by steer id, oldest first.
+std::map<int, std::string> pending_steers(const std::vector<LogRecord>& log);
 
 // Picks one question for `event`: a pending human question first; else bank items whose triggers include the
 // event, from packs for no architecture or the campaign's, `requires_other_implementation` only with a peer;
