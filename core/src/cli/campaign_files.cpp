@@ -67,14 +67,11 @@ allowed only when it holds: a stop hook runs the same check.
 }
 
 std::string codex_config(const fs::path& exe, const fs::path& dir) {
-  return fmt::format(R"(# kseek's MCP server for this campaign (Codex reads .codex/config.toml of a trusted project).
-[mcp_servers.kseek]
-command = "{}"
-args = ["mcp", "--campaign", "{}"]
-startup_timeout_sec = 20
-tool_timeout_sec = 3600
-)",
-                     exe.string(), dir.string());
+  std::string text = "# kseek's MCP server for this campaign (Codex reads .codex/config.toml of a trusted project).\n"
+                     "[mcp_servers.kseek]\n";
+  const json server = codex_mcp_server(exe, dir);  // named: items() of a temporary would outlive it in the loop
+  for (const auto& [key, value] : server.items()) text += fmt::format("{} = {}\n", key, toml_inline(value));
+  return text;
 }
 
 }  // namespace
@@ -82,15 +79,13 @@ tool_timeout_sec = 3600
 Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const CampaignConfig& config,
                                                     const fs::path& kseek_executable,
                                                     const std::string& plugin_description) {
-  const json mcp = {{"mcpServers",
-                     {{"kseek", {{"command", kseek_executable.string()}, {"args", {"mcp", "--campaign", dir.string()}}}}}}};
   const std::vector<std::pair<fs::path, std::string>> files = {
       {"AGENTS.md", agents_md(config, plugin_description)},
       {"CLAUDE.md", "@AGENTS.md\n"},
       {".claude/settings.json", json{{"hooks", hooks_json(kseek_executable, dir, "claude")}}.dump(2) + "\n"},
       {".codex/hooks.json", json{{"hooks", hooks_json(kseek_executable, dir, "codex")}}.dump(2) + "\n"},
       {".codex/config.toml", codex_config(kseek_executable, dir)},
-      {".mcp.json", mcp.dump(2) + "\n"},
+      {".mcp.json", mcp_registration(kseek_executable, dir).dump(2) + "\n"},
   };
   std::vector<std::string> kept;
   for (const auto& [name, text] : files) {
@@ -99,9 +94,7 @@ Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const Ca
       kept.push_back(name.string());
       continue;
     }
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (auto w = write_file_atomically(path, text); !w) return w.error();
+    if (auto w = write_file_atomically(path, text); !w) return w.error();  // creates the folder too
   }
   return kept;
 }
@@ -112,6 +105,33 @@ json hook_settings(const fs::path& kseek_executable, const fs::path& dir, const 
 
 json mcp_registration(const fs::path& kseek_executable, const fs::path& dir) {
   return {{"mcpServers", {{"kseek", {{"command", kseek_executable.string()}, {"args", {"mcp", "--campaign", dir.string()}}}}}}};
+}
+
+json codex_mcp_server(const fs::path& kseek_executable, const fs::path& dir) {
+  json server = mcp_registration(kseek_executable, dir)["mcpServers"]["kseek"];
+  server["startup_timeout_sec"] = 20;
+  server["tool_timeout_sec"] = 3600;  // an evaluation of the full set takes many minutes
+  return server;
+}
+
+// A JSON value written as a TOML inline value (Codex parses `-c key=value` values as TOML).
+std::string toml_inline(const json& value) {
+  if (value.is_object()) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& [key, item] : value.items()) {
+      const bool bare = !key.empty() && key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
+      out += fmt::format("{}{} = {}", first ? "" : ", ", bare ? key : json(key).dump(), toml_inline(item));
+      first = false;
+    }
+    return out + "}";
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + toml_inline(value[i]);
+    return out + "]";
+  }
+  return value.dump();  // strings (JSON escapes are TOML basic-string escapes), numbers, booleans
 }
 
 }  // namespace kseek::cli

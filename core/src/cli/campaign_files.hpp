@@ -26,4 +26,10 @@ nlohmann::json hook_settings(const std::filesystem::path& kseek_executable, cons
 // {"mcpServers": {"kseek": ...}} for `claude --mcp-config`.
 nlohmann::json mcp_registration(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir);
 
+// The same server as Codex configures it: command, args and its start-up and tool timeouts.
+nlohmann::json codex_mcp_server(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir);
+
+// A JSON value as a TOML inline value (.codex/config.toml, and Codex's `-c key=value`, are TOML).
+std::string toml_inline(const nlohmann::json& value);
+
 }  // namespace kseek::cli

@@ -73,26 +73,6 @@ struct Baseline {
   std::map<fs::path, std::string> run_files;  // settings files kseek wrote -> sha256
 };
 
-// A JSON value written as a TOML inline value (Codex parses `-c key=value` values as TOML).
-std::string toml_inline(const json& value) {
-  if (value.is_object()) {
-    std::string out = "{";
-    bool first = true;
-    for (const auto& [key, item] : value.items()) {
-      const bool bare = !key.empty() && key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
-      out += fmt::format("{}{} = {}", first ? "" : ", ", bare ? key : json(key).dump(), toml_inline(item));
-      first = false;
-    }
-    return out + "}";
-  }
-  if (value.is_array()) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + toml_inline(value[i]);
-    return out + "]";
-  }
-  return value.dump();  // strings (JSON escapes are TOML basic-string escapes), numbers, booleans
-}
-
 Result<AgentSpec> agent_spec(const RunArgs& args) {
   AgentSpec spec;
   if (args.agent.empty() == args.agent_cmd.empty()) {
@@ -143,16 +123,13 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::pat
   }
   if (spec.kind == AgentKind::kCodex) {
     const json hooks = hook_settings(exe, dir, "codex");
-    const json server = mcp_registration(exe, dir)["mcpServers"]["kseek"];
+    const json server = codex_mcp_server(exe, dir);
     // Kept beside the session logs so a person can see exactly what Codex was given.
     if (auto w = write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}}); !w) {
       return w.error();
     }
-    json mcp = server;
-    mcp["startup_timeout_sec"] = 20;
-    mcp["tool_timeout_sec"] = 3600;
     std::vector<std::string> flags = {"--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write",
-                                      "-c", "mcp_servers.kseek=" + toml_inline(mcp)};
+                                      "-c", "mcp_servers.kseek=" + toml_inline(server)};
     for (const auto& [event, groups] : hooks["hooks"].items()) {
       flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, toml_inline(groups))});
     }
