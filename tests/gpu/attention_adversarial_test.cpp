@@ -28,13 +28,8 @@ class AttentionGpuTest : public ::testing::Test {
 };
 
 nlohmann::json eval_json(const std::string& args) {
-  const auto run = kseek::testing::run_kseek("--json eval " + args, "gpu-test-attention");
-  try {
-    return nlohmann::json::parse(run.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "kseek eval " << args << " printed no JSON (" << e.what() << "):\n" << run.out;
-    return nlohmann::json::object();
-  }
+  return kseek::testing::json_output(kseek::testing::run_kseek("--json eval " + args, "gpu-test-attention"),
+                                     "kseek eval " + args);
 }
 
 // C1: the seed against itself, on a prefill and a decode shape large enough that launch overheads do not dominate.

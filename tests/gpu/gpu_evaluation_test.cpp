@@ -1,19 +1,14 @@
 // GPU tests: the evaluator on a real GPU, through `kseek eval` as a user runs it. The seed against itself
 // passes everywhere; every adversarial candidate of tests/adversarial/example_softmax gets the verdict its first
 // line declares. Without a GPU every test here skips, saying why.
-#include <sys/wait.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <memory>
-#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu/adversarial_corpus.hpp"
 #include "kseek/core/driver/driver_library.hpp"
 #include "support/run_command.hpp"
 
@@ -34,13 +29,7 @@ class GpuTest : public ::testing::Test {
 };
 
 nlohmann::json eval_json(const std::string& args) {
-  const Run run = kseek("eval " + args + " --json");
-  try {
-    return nlohmann::json::parse(run.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "kseek eval " << args << " printed no JSON (" << e.what() << "):\n" << run.out;
-    return {};
-  }
+  return kseek::testing::json_output(kseek("eval " + args + " --json"), "kseek eval " + args);
 }
 
 TEST_F(GpuTest, SeedAgainstItselfPassesEveryScenarioOfTheExamplePlugin) {
@@ -65,32 +54,11 @@ TEST_F(GpuTest, SeedAgainstItselfPassesEveryScenarioOfTheExamplePlugin) {
   EXPECT_TRUE(record["environment"].contains("uuid"));
 }
 
-struct Expectation {
-  std::string status;
-  std::string why;
-  std::string scenarios;  // "// scenarios: a;b" on the second line: evaluate these instead of the small set
-};
-
-Expectation expected_status(const fs::path& file) {
-  std::ifstream in(file);
-  std::string first;
-  std::string second;
-  std::getline(in, first);
-  std::getline(in, second);
-  static const std::regex kExpect(R"(^//\s*expect:\s*([A-Z_]+)\s*(.*)$)");
-  static const std::regex kScenarios(R"(^//\s*scenarios:\s*(.*)$)");
-  std::smatch m;
-  if (!std::regex_match(first, m, kExpect)) return {};
-  Expectation e{m[1].str(), m[2].str(), ""};
-  if (std::regex_match(second, m, kScenarios)) e.scenarios = m[1].str();
-  return e;
-}
-
 class AdversarialCorpus : public GpuTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(AdversarialCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
   const fs::path file = fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax" / GetParam();
-  const Expectation expected = expected_status(file);
+  const auto expected = kseek::testing::read_corpus_expectation(file);
   ASSERT_FALSE(expected.status.empty()) << file << " lacks a '// expect: STATUS' first line";
   const std::string selection = expected.scenarios.empty() ? "--set small" : "--scenarios '" + expected.scenarios + "'";
   const auto record = eval_json("'" + file.string() + "' --plugin example.softmax " + selection +
@@ -112,20 +80,8 @@ TEST_P(AdversarialCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
                             << record["scenarios"].dump(2);
 }
 
-std::vector<std::string> corpus_files() {
-  std::vector<std::string> files;
-  const fs::path folder = fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax";
-  if (!fs::is_directory(folder)) return files;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.path().extension() == ".cu") files.push_back(entry.path().filename().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-INSTANTIATE_TEST_SUITE_P(ExampleSoftmax, AdversarialCorpus, ::testing::ValuesIn(corpus_files()), [](const auto& info) {
-  std::string name = info.param.substr(0, info.param.find('.'));
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(ExampleSoftmax, AdversarialCorpus,
+                         ::testing::ValuesIn(kseek::testing::corpus_files(fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax")),
+                         [](const auto& info) { return info.param.substr(0, info.param.find('.')); });
 
 }  // namespace

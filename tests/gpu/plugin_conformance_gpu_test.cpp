@@ -29,12 +29,7 @@ nlohmann::json correctness_run(const std::string& id, const std::string& set) {
                                                  " --correctness-only --seed " + kInputSeed +
                                                  " --scenario-timeout 120 --json",
                                              "gpu-conformance");
-  try {
-    return nlohmann::json::parse(run.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "kseek eval of " << id << " printed no JSON (" << e.what() << "):\n" << run.out;
-    return {};
-  }
+  return kseek::testing::json_output(run, "kseek eval of " + id);
 }
 
 TEST_P(PluginConformanceGpu, SeedAgainstItselfPassesAndTwoRunsAgreeBitwise) {

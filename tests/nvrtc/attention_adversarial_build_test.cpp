@@ -25,15 +25,6 @@ kseek::testing::CommandRun kseek(const std::string& args) {
   return kseek::testing::run_kseek(args, "nvrtc-attention-corpus");
 }
 
-nlohmann::json parse(const kseek::testing::CommandRun& run, const std::string& what) {
-  try {
-    return nlohmann::json::parse(run.out);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what << " printed no JSON (" << e.what() << "):\n" << run.out;
-    return nlohmann::json::object();
-  }
-}
-
 class AttentionCorpusBuild : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AttentionCorpusBuild, GetsItsBuildVerdictAndNamesValidScenarios) {
@@ -46,7 +37,7 @@ TEST_P(AttentionCorpusBuild, GetsItsBuildVerdictAndNamesValidScenarios) {
   // Built for the plugin's own first target (sm_100a for attention.fa4): what CI can check without that GPU.
   std::string args = "--json build '" + file.string() + "' --plugin " + plugin;
   args += kseek::testing::constraints_option(file, expected);
-  const auto build = parse(kseek(args), "kseek build " + GetParam());
+  const auto build = kseek::testing::json_output(kseek(args), "kseek build " + GetParam());
   const std::string status = build.value("status", "");
   const bool decided_by_build = expected.status == "COMPILE_ERROR" || expected.status == "CONSTRAINT_VIOLATION";
   if (decided_by_build) {

@@ -5,8 +5,12 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kseek::testing {
 
@@ -30,6 +34,16 @@ inline CommandRun run_command(const std::string& command) {
 inline CommandRun run_kseek(const std::string& args, const std::string& cache_name, bool merge_stderr = false) {
   return run_command("KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-" + cache_name + "-cache\" '" + std::string(KSEEK_EXE) +
                      "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null"));
+}
+
+// The JSON document a command printed; when it printed none, a test failure naming `what` and an empty object.
+inline nlohmann::json json_output(const CommandRun& run, const std::string& what) {
+  try {
+    return nlohmann::json::parse(run.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << " printed no JSON (" << e.what() << "):\n" << run.out;
+    return nlohmann::json::object();
+  }
 }
 
 }  // namespace kseek::testing

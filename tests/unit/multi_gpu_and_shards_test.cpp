@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "kseek/core/eval/evaluator.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek {
 namespace {
@@ -23,12 +24,11 @@ using nlohmann::json;
 
 class MultiGpuScheduler : public ::testing::Test {
  protected:
-  fs::path work = fs::temp_directory_path() / ("kseek-multigpu-" + std::to_string(::getpid()) + "-" +
-                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  const testing::TempFolder temp_{"kseek_multigpu"};
+  const fs::path& work = temp_.path();
   fs::path worker = fs::path(KSEEK_FIXTURE_CANDIDATES).parent_path().parent_path() / "unit" / "fake_gpu_worker.sh";
 
   void SetUp() override {
-    fs::remove_all(work);
     fs::create_directories(work / "rendezvous");
     ::setenv("KSEEK_FAKE_GPUS", "2", 1);
     ::setenv("KSEEK_FAKE_LOG", (work / "started.log").c_str(), 1);
@@ -39,7 +39,6 @@ class MultiGpuScheduler : public ::testing::Test {
                              "KSEEK_FAKE_CRASH_GPU", "KSEEK_FAKE_CRASH_SCENARIO", "KSEEK_FAKE_HANG_SCENARIO"}) {
       ::unsetenv(name);
     }
-    fs::remove_all(work);
   }
 
   static PreparedScenario scenario(const std::string& id, double estimated_seconds, const std::string& name = "plain") {

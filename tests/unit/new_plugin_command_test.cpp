@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
+#include "support/temp_folder.hpp"
 
 namespace {
 
@@ -20,12 +21,6 @@ namespace fs = std::filesystem;
 
 class NewPluginCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("kseek-new-plugin-test-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
 
   kseek::testing::CommandRun run(const std::string& args) {
     return kseek::testing::run_kseek(args, "new-plugin-test", /*merge_stderr=*/true);
@@ -38,7 +33,8 @@ class NewPluginCommand : public ::testing::Test {
     return text.str();
   }
 
-  fs::path root_;
+  const kseek::testing::TempFolder temp_{"kseek_new_plugin"};
+  const fs::path& root_ = temp_.path();
 };
 
 TEST_F(NewPluginCommand, WritesACompleteProjectWithEveryPlaceholderReplaced) {
