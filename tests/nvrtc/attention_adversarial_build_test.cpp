@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -77,6 +78,28 @@ TEST(AttentionCorpus, CoversEveryRowOfTheAdversarialTable) {
   const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("H8"), std::string::npos) << "README.md must say where H8 is covered";
   EXPECT_NE(text.find("C1"), std::string::npos) << "README.md must say where C1 is covered";
+}
+
+TEST(AttentionCorpus, TheTrustTableNamesEveryCorpusFileWithTheVerdictItsHeaderDeclares) {
+  // docs/trust.md is what people read: each of its rows `| ROW | \`file.cu\` | EXPECTED | ...` must name a corpus
+  // file that exists and declares EXPECTED, and every corpus file must have its row.
+  std::ifstream doc(kRoot.parent_path().parent_path() / "docs" / "trust.md");
+  ASSERT_TRUE(doc.good()) << "docs/trust.md is missing";
+  static const std::regex kRow(R"(^\| [A-Z][0-9]+( \(FA4\))? \| `([a-z0-9_/]+\.cu)` \| ([A-Z_]+) \|.*)");
+  std::set<std::string> in_table;
+  std::smatch m;
+  for (std::string line; std::getline(doc, line);) {
+    if (!std::regex_match(line, m, kRow)) continue;
+    const std::string entry = m[2].str().find('/') == std::string::npos ? "attention_fa3/" + m[2].str() : m[2].str();
+    in_table.insert(entry);
+    const auto header = kseek::testing::read_corpus_expectation(kRoot / entry);
+    EXPECT_EQ(header.status, m[3].str()) << entry << ": docs/trust.md says " << m[3].str();
+  }
+  for (const char* folder : {"attention_fa3", "attention_fa4"}) {
+    for (const auto& entry : kseek::testing::corpus_entries(kRoot, folder)) {
+      EXPECT_TRUE(in_table.count(entry)) << entry << " has no row in docs/trust.md";
+    }
+  }
 }
 
 }  // namespace
