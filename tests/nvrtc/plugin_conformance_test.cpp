@@ -111,7 +111,7 @@ TEST_P(Conformance, ScenarioNamesAreUniqueAndReadBackToTheSameScenario) {
 // A plugin may list a scenario it refuses on purpose (the evaluator reports it NOT_RUNNABLE, e.g. a mask the Problem
 // struct cannot express yet), but the refusal must name the scenario, each one is printed, and every set must have
 // scenarios that lay out. The ones that do must be consistent.
-TEST_P(Conformance, EveryScenarioHasAConsistentWorkloadLayout) {
+TEST_P(Conformance, EveryScenarioLaysOutConsistentlyOrIsRefusedByName) {
   for (const auto& set : plugin().info().scenario_sets) {
     auto scenarios = plugin().scenarios(set.name);
     ASSERT_TRUE(scenarios) << scenarios.error().message;
