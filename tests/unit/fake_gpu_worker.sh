@@ -3,7 +3,8 @@
 # It must never touch a GPU. Usage: fake_gpu_worker.sh __worker --probe FILE --device N | __worker JOB RESULT
 # Behaviour, from the environment: KSEEK_FAKE_GPUS (how many GPUs exist), KSEEK_FAKE_BUSY_GPU (that ordinal exists
 # but its probe fails as a GPU in exclusive use by another process does), KSEEK_FAKE_CRASH_GPU (every worker on that
-# ordinal dies), KSEEK_FAKE_CRASH_SCENARIO / KSEEK_FAKE_HANG_SCENARIO (that scenario id dies / never ends on any GPU),
+# ordinal dies), KSEEK_FAKE_UNUSABLE_GPU (every worker on that ordinal cannot open a session: NOT_RUNNABLE with
+# gpu_unusable), KSEEK_FAKE_CRASH_SCENARIO / KSEEK_FAKE_HANG_SCENARIO (that scenario id dies / never ends on any GPU),
 # KSEEK_FAKE_LOG (appends "ID DEVICE" as a scenario starts), KSEEK_FAKE_RENDEZVOUS (a folder: a scenario whose name
 # is "rendezvous" waits, at most 20 s, until one is running on every GPU; alone, it FAILS).
 shift
@@ -30,6 +31,10 @@ if [ "$name" = "rendezvous" ]; then
   : > "$KSEEK_FAKE_RENDEZVOUS/arrived-$device"
 fi
 [ "$device" = "${KSEEK_FAKE_CRASH_GPU:-none}" ] && kill -SEGV $$
+if [ "$device" = "${KSEEK_FAKE_UNUSABLE_GPU:-none}" ]; then
+  printf '{"status": "NOT_RUNNABLE", "message": "cuCtxCreate failed on fake GPU %s", "gpu_unusable": true}' "$device" > "$result"
+  exit 0
+fi
 [ "$id" = "${KSEEK_FAKE_CRASH_SCENARIO:-none}" ] && kill -SEGV $$
 [ "$id" = "${KSEEK_FAKE_HANG_SCENARIO:-none}" ] && exec sleep 60
 if [ "$name" = "rendezvous" ]; then

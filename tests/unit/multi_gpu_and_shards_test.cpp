@@ -36,7 +36,8 @@ class MultiGpuScheduler : public ::testing::Test {
   }
   void TearDown() override {
     for (const char* name : {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_BUSY_GPU", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS",
-                             "KSEEK_FAKE_CRASH_GPU", "KSEEK_FAKE_CRASH_SCENARIO", "KSEEK_FAKE_HANG_SCENARIO"}) {
+                             "KSEEK_FAKE_CRASH_GPU", "KSEEK_FAKE_UNUSABLE_GPU", "KSEEK_FAKE_CRASH_SCENARIO",
+                             "KSEEK_FAKE_HANG_SCENARIO"}) {
       ::unsetenv(name);
     }
   }
@@ -150,6 +151,27 @@ TEST_F(MultiGpuScheduler, TwoGpusRunAtOnceAndEachResultNamesItsGpu) {
     if (r.value("name", "") == "rendezvous") rendezvous_gpus.insert(ordinal);
   }
   EXPECT_EQ(rendezvous_gpus, (std::set<int>{0, 1}));
+}
+
+TEST_F(MultiGpuScheduler, AGpuThatCannotOpenASessionHandsItsScenariosToTheOthers) {
+  ::setenv("KSEEK_FAKE_UNUSABLE_GPU", "1", 1);
+  std::vector<PreparedScenario> scenarios;
+  for (int i = 0; i < 8; ++i) scenarios.push_back(scenario("S" + std::to_string(i), 8 - i));
+  const auto results = run_scenarios(scenarios, gpus({{0, 1}, false}), options(true));
+  ASSERT_EQ(results.size(), scenarios.size());
+  for (const auto& r : results) {
+    EXPECT_EQ(r.value("status", ""), "PASSED") << r.dump();
+    EXPECT_EQ(r["gpu"].value("ordinal", -1), 0) << r.dump();
+  }
+}
+
+TEST_F(MultiGpuScheduler, WhenNoGpuCanOpenASessionEveryScenarioStillGetsItsVerdict) {
+  ::setenv("KSEEK_FAKE_GPUS", "1", 1);
+  ::setenv("KSEEK_FAKE_UNUSABLE_GPU", "0", 1);
+  const std::vector<PreparedScenario> scenarios = {scenario("S1", 5), scenario("S2", 4), scenario("S3", 3)};
+  const auto results = run_scenarios(scenarios, gpus({{0}, false}), options(true));
+  ASSERT_EQ(results.size(), scenarios.size());
+  for (const auto& r : results) EXPECT_EQ(r.value("status", ""), "NOT_RUNNABLE") << r.dump();
 }
 
 TEST_F(MultiGpuScheduler, AGpuWhoseWorkersCrashDoesNotStopTheOther) {

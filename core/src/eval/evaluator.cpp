@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -351,11 +351,25 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
     });
   }
   std::vector<json> results(scenarios.size());
-  std::atomic<std::size_t> next{0};
+  std::mutex queue_mutex;  // guards next, retry and working
+  std::size_t next = 0;
+  std::vector<std::size_t> retry;  // scenarios handed back by a GPU that could not open a session
+  std::size_t working = gpus.size();  // GPU threads still taking scenarios
   std::mutex progress_mutex;
+  const auto take = [&]() -> std::optional<std::size_t> {
+    const std::lock_guard lock(queue_mutex);
+    if (next < queue.size()) return queue[next++];
+    if (retry.empty()) {
+      --working;  // this thread ends: a scenario handed back from now on must stay with its GPU
+      return std::nullopt;
+    }
+    const std::size_t slot = retry.back();
+    retry.pop_back();
+    return slot;
+  };
   auto drain = [&](const GpuTarget& gpu) {
-    for (std::size_t taken = next++; taken < queue.size(); taken = next++) {
-      const std::size_t slot = queue[taken];
+    while (const auto taken = take()) {
+      const std::size_t slot = *taken;
       try {
         results[slot] = run_scenario_on_gpu(scenarios[slot], slot, gpu, options);
       } catch (const std::exception& e) {
@@ -363,6 +377,17 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
         const Scenario& scenario = scenarios[slot].job.scenario;
         results[slot] = json{{"scenario", scenario.id}, {"name", scenario.name}, {"status", "CRASHED"},
                              {"message", fmt::format("kseek could not read this scenario's result: {}", e.what())}};
+      }
+      if (results[slot].value("gpu_unusable", false)) {
+        // A GPU that cannot open a session would stamp NOT_RUNNABLE on everything it takes, fast: while another GPU
+        // thread still takes scenarios (it will see the retry list), it hands the scenario back and stops. The last
+        // one keeps the verdict, so every scenario has one.
+        const std::lock_guard lock(queue_mutex);
+        if (working > 1) {
+          --working;
+          retry.push_back(slot);
+          return;
+        }
       }
       if (progress) {
         const std::lock_guard lock(progress_mutex);

@@ -668,7 +668,8 @@ class ScenarioRunner {
 
 nlohmann::json run_scenario_job(const ScenarioJob& job) {
   auto session = gpu::GpuSession::open(job.device);
-  if (!session) return {{"status", "NOT_RUNNABLE"}, {"message", session.error().message}};
+  // The GPU, not the scenario, failed: the scheduler may give the scenario to another GPU.
+  if (!session) return {{"status", "NOT_RUNNABLE"}, {"message", session.error().message}, {"gpu_unusable", true}};
   PluginRegistry registry;
   auto loaded = registry.load_file(job.plugin_path);
   if (!loaded) return {{"status", "NOT_RUNNABLE"}, {"message", loaded.error().message}};
