@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kseek/core/util/text_position.hpp"
+
 namespace kseek {
 namespace {
 
@@ -73,25 +75,6 @@ std::string_view compare_text(GoalCompare op) {
     case GoalCompare::kNotEqual: return "!=";
   }
   return "?";
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Positions: columns count characters (UTF-8 lead bytes), so a caret lines up under non-ASCII text too.
-
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else if (!is_continuation_byte(text[i])) {
-      ++column;
-    }
-  }
-  return {line, column};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -376,7 +359,7 @@ class Parser {
         const std::size_t inner = parse_or();
         --depth_;
         if (lexer_.peek().kind != TokenKind::kClose) {
-          const auto [line, column] = line_and_column(text_, open.begin);
+          const auto [line, column] = position_of_offset(text_, open.begin);
           fail(lexer_.peek().begin, fmt::format("expected ')' to close the '(' at {}:{}, got {}", line, column,
                                                 describe(lexer_.peek())));
         }
@@ -843,7 +826,7 @@ Result<GoalExpression> parse_goal(std::string_view text) {
   try {
     return Parser(text).parse();
   } catch (const ParseFailure& failure) {
-    const auto [line, column] = line_and_column(text, failure.offset);
+    const auto [line, column] = position_of_offset(text, failure.offset);
     return make_error(fmt::format("goal:{}:{}: {}\n{}", line, column, failure.problem,
                                   goal_caret_excerpt(text, failure.offset)));
   } catch (const std::exception& e) {  // only allocation failure can land here; it must not escape a parse

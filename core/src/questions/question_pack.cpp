@@ -154,20 +154,6 @@ std::string syntax_problem(const std::string& what) {
 
 }  // namespace
 
-TextPosition position_of_offset(std::string_view text, std::size_t offset) {
-  TextPosition pos;
-  offset = std::min(offset, text.size());
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++pos.line;
-      pos.column = 1;
-    } else {
-      ++pos.column;
-    }
-  }
-  return pos;
-}
-
 std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id, std::size_t occurrence) {
   const std::string quoted = nlohmann::json(std::string(item_id)).dump();
   for (std::size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {

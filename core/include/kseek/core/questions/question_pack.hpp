@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kseek/core/util/text_position.hpp"
 #include "kseek/sdk/result.hpp"
 
 namespace kseek {
@@ -48,12 +49,6 @@ struct QuestionPack {
 // at the offending item's "id" (or the pack's line when the item has none).
 Result<QuestionPack> parse_question_pack(std::string_view text, std::string_view file_name);
 
-// 1-based line and column of a byte offset (0-based) in `text`.
-struct TextPosition {
-  std::size_t line = 1;
-  std::size_t column = 1;
-};
-TextPosition position_of_offset(std::string_view text, std::size_t offset);
 
 // Byte offset of the `occurrence`-th (0-based) `"id": "<item_id>"` in `text`, if any.
 std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id, std::size_t occurrence = 0);
