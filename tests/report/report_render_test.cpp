@@ -17,6 +17,7 @@
 #include "kseek/core/report/report_model.hpp"
 #include "kseek/core/report/svg_plot.hpp"
 #include "report/report_test_support.hpp"
+#include "support/campaign_fixture.hpp"
 #include "support/run_command.hpp"
 
 namespace kseek {
@@ -214,6 +215,18 @@ TEST(SvgPlot, ColoursDivergeAroundOneAndSaturate) {
   EXPECT_GE(ticks.front(), 0.95);
   EXPECT_LE(ticks.back(), 1.37 + 1e-9);
   EXPECT_NE(std::find_if(ticks.begin(), ticks.end(), [](double t) { return std::abs(t - 1.0) < 1e-9; }), ticks.end());
+}
+
+TEST(ReportModel, InASignedCampaignAnUnsignedLineIsAWarningNotAnEvaluation) {
+  testing::CampaignFixture f(testing::synthetic_config());
+  f.evaluate({{"S01", "PASSED", 1.02}}, 1.02);
+  // A line with a right checksum and no signature: an agent's forged evaluation.
+  ASSERT_TRUE(append_record(f.open().log_path(), {{"type", "evaluation"}, {"time", "2026-11-30T00:00:00Z"}, {"number", 7},
+                                                  {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 9.0}})
+                  .ok());
+  const ReportModel m = model_of(f.dir());
+  EXPECT_EQ(m.evaluations.size(), 1u) << "the forged evaluation was shown";
+  EXPECT_TRUE(has_warning(m, "log line 3", "not signed by kseek")) << all_warnings(m);
 }
 
 TEST(ReportModel, NamesDamagedLogLinesAndShowsThemOnThePage) {

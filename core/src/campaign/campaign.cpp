@@ -155,13 +155,6 @@ std::string text_field(const json& j, const char* key) {
 }
 
 // The campaign id in the first init record ("" before signatures existed).
-std::string campaign_id_of(const std::vector<LogRecord>& records) {
-  for (const auto& r : records) {
-    if (text_field(r.value, "type") == "init") return text_field(r.value, "campaign_id");
-  }
-  return "";
-}
-
 // The hash campaign.json must have: the one in the newest init/config record kseek signed (any, for a campaign
 // made before signatures; none when a key is there but no record verifies).
 std::optional<std::string> logged_config_hash(const std::vector<LogRecord>& records, const std::optional<std::string>& key) {
@@ -180,6 +173,28 @@ std::optional<double> optional_number(const json& j, const char* key) {
 }
 
 }  // namespace
+
+std::string campaign_id_of(const std::vector<LogRecord>& records) {
+  for (const auto& r : records) {
+    if (text_field(r.value, "type") == "init") return text_field(r.value, "campaign_id");
+  }
+  return "";
+}
+
+void set_aside_unsigned(LogContents& log, std::string_view key) {
+  // An agent can compute a line's checksum but not kseek's signature: a record without it is reported like a damaged
+  // line and never read as a record, so no event, question, steer or evidence can be forged with one.
+  std::vector<LogRecord> kept;
+  for (auto& r : log.records) {
+    if (signature_verifies(key, r.value)) {
+      kept.push_back(std::move(r));
+    } else {
+      log.damaged.push_back({r.line, std::string(kNotSignedReason), r.value.dump().substr(0, 80)});
+    }
+  }
+  log.records = std::move(kept);
+  std::sort(log.damaged.begin(), log.damaged.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
+}
 
 json to_json(const CampaignConfig& c) {
   json j = {{"format", kCampaignFormat},
@@ -342,21 +357,8 @@ Result<void> append_signed_record(const fs::path& dir, std::string_view type, js
 
 Result<LogContents> Campaign::read_log() const {
   auto log = read_records(log_path());
-  if (!log || !key_) return log;
-  // In a signed campaign a record without kseek's signature was written by something else (an agent can compute a
-  // checksum): it is reported like a damaged line and never read as a record, so no event, question, steer or
-  // evidence can be forged with one.
-  LogContents kept;
-  kept.damaged = std::move(log->damaged);
-  for (auto& r : log->records) {
-    if (signature_verifies(*key_, r.value)) {
-      kept.records.push_back(std::move(r));
-    } else {
-      kept.damaged.push_back({r.line, std::string(kNotSignedReason), r.value.dump().substr(0, 80)});
-    }
-  }
-  std::sort(kept.damaged.begin(), kept.damaged.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
-  return kept;
+  if (log && key_) set_aside_unsigned(*log, *key_);
+  return log;
 }
 
 Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {

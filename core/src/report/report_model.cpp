@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/record_log.hpp"
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 
@@ -337,6 +339,16 @@ Result<ReportModel> build_report_model(const fs::path& dir) {
   }
   auto log = read_records(log_file);
   if (!log) return make_error("reading the campaign log failed: " + log.error().message);
+  // The same rule as every campaign command: in a signed campaign, what kseek did not sign is not a record. Where the
+  // key is not on this machine, nothing can be verified, and the page says so.
+  if (const std::string id = campaign_id_of(log->records); !id.empty()) {
+    if (auto key = load_campaign_key(id)) {
+      set_aside_unsigned(*log, *key);
+    } else {
+      model.warnings.push_back({".kseek/log.jsonl", "the records cannot be verified on this machine (" +
+                                                        key.error().message + "): the page shows them as written"});
+    }
+  }
   for (const auto& damaged : log->damaged) {
     model.warnings.push_back({log_place(damaged.line), fmt::format("{}; the line starts '{}'", damaged.reason,
                                                                    damaged.excerpt)});

@@ -73,6 +73,12 @@ struct EvaluationSummary {
 // The evaluation entry of a log record, or nothing when it is another type.
 std::optional<EvaluationSummary> evaluation_of(const LogRecord& record);
 
+// The campaign_id the log's init record holds ("" for a campaign made before signatures).
+std::string campaign_id_of(const std::vector<LogRecord>& records);
+
+// Moves every record that does not verify under `key` to log.damaged (reason kNotSignedReason), in line order.
+void set_aside_unsigned(LogContents& log, std::string_view key);
+
 class Campaign {
  public:
   // Opens DIR (or the nearest parent holding campaign.json when `search_up`). Checks that campaign.json still
