@@ -41,9 +41,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A deliberately slow rate for a plugin's fp32 reference (measured: 3-4 TFLOP/s for attention on an H200), used
-// only to size the watchdog so large scenarios are not killed while their references run.
-constexpr double kWatchdogReferenceFlopsPerSecond = 1e12;
+// An upper bound on a scenario's references over up to three input sets, from deliberately slow rates (attention's
+// fp32 reference measured 3-4 TFLOP/s on an H200): the watchdog and the shard estimate both use it, so a large
+// scenario is neither killed while its references run nor under-counted in a split.
+double reference_seconds_bound(const Scenario& scenario) {
+  constexpr double kReferenceFlopsPerSecond = 1e12;
+  constexpr double kReferenceBytesPerSecond = 1e11;
+  return 3.0 * (scenario.flops / kReferenceFlopsPerSecond + scenario.bytes / kReferenceBytesPerSecond);
+}
 
 
 // Data-sheet peaks by GPU name (dense tensor-core rates); the bandwidth is replaced by the measured one.
@@ -137,11 +142,9 @@ json run_worker(const fs::path& executable, const std::vector<std::string>& argu
 // ---- estimates, shards, GPU selection ------------------------------------------------------------------------------
 
 double estimated_scenario_seconds(const Scenario& scenario, const EvaluationSettings& settings) {
-  // Worker start-up and module loads, then references at kWatchdog... rates over up to three input sets, then timing.
+  // Worker start-up and module loads, then the references, then timing.
   constexpr double kWorkerStartSeconds = 3.0;
-  constexpr double kReferenceBytesPerSecond = 1e11;
-  return kWorkerStartSeconds + 3.0 * scenario.flops / kWatchdogReferenceFlopsPerSecond +
-         3.0 * scenario.bytes / kReferenceBytesPerSecond +
+  return kWorkerStartSeconds + reference_seconds_bound(scenario) +
          (settings.measure_time ? settings.sampling.time_budget_seconds : 0.0);
 }
 
@@ -271,10 +274,10 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
     const fs::path job_file = options.work_folder / fmt::format("job-{}.json", slot);
     const fs::path result_file = options.work_folder / fmt::format("result-{}.json", slot);
     (void)write_file_atomically(job_file, json(job).dump(2));
-    // The watchdog grows with the scenario's work: its references run at a few TFLOP/s in fp32 over up to
-    // three input sets, so a 100-TFLOP prefill legitimately needs minutes where a hang on a small one does not.
+    // The watchdog grows with the scenario's work: a 100-TFLOP prefill's references legitimately need minutes where
+    // a hang on a small scenario does not.
     const double watchdog = options.scenario_timeout_seconds + options.time_budget_seconds +
-                            3.0 * s.flops / kWatchdogReferenceFlopsPerSecond;
+                            reference_seconds_bound(s);
     result = run_worker(options.executable, {job_file.string(), result_file.string()}, result_file, watchdog);
     if (!result.is_object()) result = {{"status", "CRASHED"}, {"message", "the GPU worker's result is not a JSON object"}};
     result["scenario"] = s.id;
