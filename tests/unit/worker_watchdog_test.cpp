@@ -9,6 +9,7 @@
 
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/eval/worker_process.hpp"
 
 namespace kseek {
 namespace {
@@ -57,6 +58,40 @@ TEST_F(WorkerWatchdog, TruncatedResultIsNotBelieved) {
 TEST_F(WorkerWatchdog, StaleResultFromAnEarlierRunIsRemovedFirst) {
   ASSERT_EQ(run("ok", 10).value("status", ""), "PASSED");
   EXPECT_EQ(run("silent", 10).value("status", ""), "CRASHED") << "an old result file must not be reused";
+}
+
+// A candidate's printf (or anything else the worker prints) never reaches kseek's own stdout, where `kseek eval
+// --json` writes its document: it is captured and kept, bounded, in the scenario's result.
+TEST_F(WorkerWatchdog, WorkerOutputIsCapturedNotPassedThrough) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const auto r = run("chatty", 10);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out, "") << "the worker's stdout reached the parent's";
+  EXPECT_EQ(err, "") << "the worker's stderr reached the parent's";
+  EXPECT_EQ(r.value("status", ""), "PASSED") << r.dump();
+  ASSERT_TRUE(r.contains("worker_output")) << r.dump();
+  const std::string text = r["worker_output"].value("text", "");
+  EXPECT_NE(text.find("\"forged\": true"), std::string::npos) << text;
+  EXPECT_NE(text.find("candidate says ?[31mhello"), std::string::npos) << "control characters are made printable: " << text;
+  EXPECT_FALSE(r["worker_output"].value("truncated", true));
+}
+
+TEST_F(WorkerWatchdog, WorkerOutputIsBounded) {
+  ::testing::internal::CaptureStdout();
+  const auto r = run("flood", 20);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(r.value("status", ""), "PASSED") << "a worker blocked on a full pipe would never finish";
+  ASSERT_TRUE(r.contains("worker_output"));
+  EXPECT_EQ(r["worker_output"].value("bytes", 0ull), 3145728ull);
+  EXPECT_EQ(r["worker_output"].value("text", "").size(), kWorkerOutputKeptBytes);
+  EXPECT_TRUE(r["worker_output"].value("truncated", false));
+}
+
+TEST_F(WorkerWatchdog, SilentWorkerAddsNoOutputField) {
+  const auto r = run("ok", 10);
+  EXPECT_FALSE(r.contains("worker_output")) << r.dump();
 }
 
 TEST(ScenarioJob, JsonRoundTrip) {

@@ -232,6 +232,14 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
     if (record.contains("scenarios")) {
       for (const auto& r : record["scenarios"]) table.add_row(table_row(r));
       std::cout << table.render({3, 4, 6, 8});
+      // Whatever a worker printed (a candidate's device printf, the driver) never reaches this output; say it exists.
+      for (const auto& r : record["scenarios"]) {
+        if (!r.contains("worker_output")) continue;
+        const auto& w = r["worker_output"];
+        std::cout << fmt::format("{}: the GPU worker printed {} bytes (a candidate's printf?); {} kept in the record's "
+                                 "worker_output\n", r.value("scenario", ""), w.value("bytes", 0),
+                                 w.value("truncated", false) ? "the first part is" : "all of it is");
+      }
     }
     if (record.contains("summary") && record["summary"].contains("geomean")) {
       const auto& g = record["summary"]["geomean"];

@@ -4,11 +4,6 @@
 // scenario only, and the evaluation goes on with a fresh worker (on the same GPU, and on every other one).
 #include "kseek/core/eval/evaluator.hpp"
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -23,13 +18,12 @@
 
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/eval/worker_process.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/shell.hpp"
 #include "kseek/core/util/utc_time.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/sdk/version.hpp"
-
-extern char** environ;
 
 namespace kseek {
 namespace fs = std::filesystem;
@@ -95,48 +89,6 @@ SourceFile harness_kernels_source() {
     if (file.name == "harness_kernels.cu") return file;
   }
   return {"harness_kernels.cu", ""};
-}
-
-json run_worker(const fs::path& executable, const std::vector<std::string>& arguments, const fs::path& result_file,
-                double timeout_seconds) {
-  std::vector<std::string> argv_storage = {executable.string(), "__worker"};
-  argv_storage.insert(argv_storage.end(), arguments.begin(), arguments.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::error_code ec;
-  fs::remove(result_file, ec);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, executable.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
-    return {{"status", "CRASHED"}, {"message", fmt::format("could not start the GPU worker {}", executable.string())}};
-  }
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (Clock::now() >= deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return {{"status", "TIMEOUT"},
-              {"message", fmt::format("the scenario did not finish within {:.0f} s; the GPU worker was killed",
-                                      timeout_seconds)}};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a child's exit, not synchronising data
-  }
-  if (auto text = read_file(result_file); text) {
-    try {
-      return json::parse(*text);
-    } catch (const std::exception& e) {
-      return {{"status", "CRASHED"}, {"message", fmt::format("the GPU worker wrote an unreadable result ({})", e.what())}};
-    }
-  }
-  if (WIFSIGNALED(status)) {
-    return {{"status", "CRASHED"},
-            {"message", fmt::format("the GPU worker died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))}};
-  }
-  return {{"status", "CRASHED"},
-          {"message", fmt::format("the GPU worker exited with status {} without a result", WEXITSTATUS(status))}};
 }
 
 // ---- estimates, shards, GPU selection ------------------------------------------------------------------------------

@@ -300,7 +300,7 @@ Result<ErrorStatistics> GpuSession::compare(const DeviceBuffer& a, ElementType a
   KSEEK_TRY(launch_harness("kseek_compare", &args, elements));
   struct {
     std::uint32_t max_bits;
-    std::uint32_t pad;
+    std::uint32_t max_abs_b_bits;
     std::uint64_t nonfinite;
   } raw{};
   KSEEK_TRY(download(counter_, std::as_writable_bytes(std::span(&raw, 1)), 0));
@@ -313,6 +313,9 @@ Result<ErrorStatistics> GpuSession::compare(const DeviceBuffer& a, ElementType a
   float max_error = 0;
   std::memcpy(&max_error, &raw.max_bits, sizeof(max_error));
   stats.max_error = max_error;
+  float max_abs_b = 0;
+  std::memcpy(&max_abs_b, &raw.max_abs_b_bits, sizeof(max_abs_b));
+  stats.max_abs_b = max_abs_b;
   stats.nonfinite = raw.nonfinite;
   stats.count = elements;
   const std::uint64_t finite = elements - std::min(elements, raw.nonfinite);
@@ -320,12 +323,17 @@ Result<ErrorStatistics> GpuSession::compare(const DeviceBuffer& a, ElementType a
   return stats;
 }
 
+// Every line a candidate could have kept in the L2 goes: persisting lines (an access policy window's set-aside) are
+// demoted first, then a sweep at evict_last priority displaces lines marked evict_last, then the sweep's own lines
+// are demoted (kseek_flush_l2 in core/device/harness_kernels.cu says why).
 Result<void> GpuSession::flush_l2() {
+  KSEEK_TRY(cuda_check(*api_, api_->cuCtxResetPersistingL2Cache_fn(), "resetting persisting L2 lines"));
   struct {
     CUdeviceptr sink;
     std::uint64_t bytes;
   } args{flush_buffer_.address, flush_buffer_.bytes};
-  return launch_harness("kseek_flush_l2", &args, flush_buffer_.bytes / 8);
+  KSEEK_TRY(launch_harness("kseek_flush_l2", &args, flush_buffer_.bytes / 8));
+  return launch_harness("kseek_demote_l2", &args, flush_buffer_.bytes / 128);
 }
 
 Result<double> GpuSession::time_ms(const std::function<Result<void>()>& body) {

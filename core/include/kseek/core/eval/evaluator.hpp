@@ -144,9 +144,5 @@ struct RecordFile {
 // any shard has it (the message names the files).
 Result<nlohmann::json> merge_shard_records(const std::vector<RecordFile>& shards);
 
-// Runs `kseek __worker` with these arguments, waits at most `timeout_seconds`; the result file's JSON, or a
-// CRASHED / TIMEOUT verdict naming what happened to the process.
-nlohmann::json run_worker(const std::filesystem::path& executable, const std::vector<std::string>& arguments,
-                          const std::filesystem::path& result_file, double timeout_seconds);
 
 }  // namespace kseek

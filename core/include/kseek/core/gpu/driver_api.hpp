@@ -19,7 +19,8 @@ namespace kseek::gpu {
   X(cuLaunchKernelEx) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)          \
   X(cuMemsetD8Async) X(cuMemcpyDtoDAsync) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)         \
-  X(cuGetErrorName) X(cuGetErrorString) X(cuTensorMapEncodeTiled) X(cuCtxSetLimit)
+  X(cuGetErrorName) X(cuGetErrorString) X(cuTensorMapEncodeTiled) X(cuCtxSetLimit)  \
+  X(cuCtxResetPersistingL2Cache)
 
 struct DriverApi {
 #define KSEEK_DRIVER_MEMBER(name) decltype(&name) name##_fn = nullptr;

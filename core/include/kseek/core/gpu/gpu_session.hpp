@@ -12,18 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "kseek/core/eval/error_statistics.hpp"
 #include "kseek/core/eval/plan_validation.hpp"
 #include "kseek/core/gpu/driver_api.hpp"
 #include "kseek/sdk/workload.hpp"
 
 namespace kseek::gpu {
-
-struct ErrorStatistics {
-  double max_error = 0;
-  double mean_error = 0;
-  std::uint64_t nonfinite = 0;
-  std::uint64_t count = 0;
-};
 
 struct DeviceIdentity {
   std::string name;
