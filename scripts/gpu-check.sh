@@ -7,7 +7,11 @@
 #       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates; fa4-corpus: the PrefixLM files), campaign (a real
 #       campaign: scripts/gpu-campaign.sh), two-gpus (issue #10's measurement; needs a 2-GPU machine),
 #       conformance (the GPU half of the plugin conformance suite), fa4-functional (FA4 on Hopper through sm_90a),
-#       fa3-ab (KSEEK_AB_FILE against the FA3 seed; KSEEK_AB_SCENARIOS narrows the case-study set).
+#       fa3-ab (KSEEK_AB_FILE against the FA3 seed; KSEEK_AB_SCENARIOS narrows the case-study set),
+#       trust-repeat (the honest controls and the switch-when-timed candidates, KSEEK_REPEAT runs each with fresh
+#       input seeds: false-positive and catch rates), gpu-trust (the GPU tests of the trust mechanisms: T4, H9).
+# KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
+# the corpus jobs record, and most of a corpus file's time is compiling and host work.
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
 # It must never install anything.
 set -uo pipefail
@@ -93,9 +97,11 @@ for job in "${jobs[@]}"; do
       [[ $job == fa3-corpus-sample ]] && files=(tests/adversarial/attention_fa3/{c2_naive_rows,c2_split_kv_combine,c3_cluster_tma,w6_top_left_causal,w7_identity_page_table,w8_ignores_softcap,r1_cache_by_pointer,r3_deferred_work,h1_scans_for_leftovers,h4_illegal_address}.cu)
       [[ $job == fa4-corpus ]] && files=(tests/adversarial/attention_fa4/*.cu)
       gpus=$(nvidia-smi -L | wc -l); (( gpus < 1 )) && gpus=1
-      step "$job (${#files[@]} candidates over $gpus GPU(s))"
+      streams=$(( gpus * ${KSEEK_STREAMS:-1} ))
+      step "$job (${#files[@]} candidates over $gpus GPU(s), $streams streams)"
       corpus_stream() {
-        local gpu=$1; shift
+        local stream=$1; shift
+        local gpu=$(( stream % gpus ))
         for f in "$@"; do
           local expect scenarios observed t0
           expect=$(sed -n '1s|^// expect: \([A-Z_]*\).*|\1|p' "$f")
@@ -103,8 +109,8 @@ for job in "${jobs[@]}"; do
           local constraints=() plugin=attention.fa3 extra=()
           # The file's own constraints line, as the GPU test passes it (H6 lowers the compile time cap with it).
           if grep -q '^// constraints: ' "$f"; then
-            sed -n 's|^// constraints: ||p' "$f" > "/tmp/kseek-corpus-$gpu.json"
-            constraints=(--constraints "/tmp/kseek-corpus-$gpu.json")
+            sed -n 's|^// constraints: ||p' "$f" > "/tmp/kseek-corpus-$stream.json"
+            constraints=(--constraints "/tmp/kseek-corpus-$stream.json")
           fi
           [[ $f == */attention_fa4/* ]] && plugin=attention.fa4 extra=(--functional-arch sm_90a)
           t0=$(date +%s)
@@ -112,16 +118,91 @@ for job in "${jobs[@]}"; do
                        "${constraints[@]}" --min-rounds 10 --time-budget 1 --scenario-timeout 20 --json 2>/dev/null |
                      python3 -c "import json,sys,collections; r=json.load(sys.stdin); print(r.get('status'), dict(collections.Counter(s['status'] for s in r.get('scenarios', []))))")
           echo "$(basename "$f") expect=$expect observed=$observed gpu=$gpu seconds=$(( $(date +%s) - t0 ))"
-        done > "$out/fa3-corpus-gpu$gpu.txt"
+        done > "/tmp/kseek-corpus-stream$stream.txt"
       }
-      for (( g = 0; g < gpus; g++ )); do
+      for (( g = 0; g < streams; g++ )); do
         share=()
-        for (( i = g; i < ${#files[@]}; i += gpus )); do share+=("${files[$i]}"); done
+        for (( i = g; i < ${#files[@]}; i += streams )); do share+=("${files[$i]}"); done
         corpus_stream "$g" "${share[@]}" &
       done
       wait
-      sort "$out"/fa3-corpus-gpu*.txt > "$out/fa3-corpus.txt" && rm -f "$out"/fa3-corpus-gpu*.txt
-      cat "$out/fa3-corpus.txt" >> "$log" ;;
+      sort /tmp/kseek-corpus-stream*.txt >> "$out/fa3-corpus.txt" && rm -f /tmp/kseek-corpus-stream*.txt
+      awk '{e=$2; o=$3; sub("expect=","",e); sub("observed=","",o); if (o != "COMPLETE") bad++; else if (index($0, "\x27" e "\x27") == 0) bad++} END {print "corpus: " NR " files, " bad+0 " without their declared verdict"}' "$out/fa3-corpus.txt" | tee -a "$log" ;;
+    trust-repeat)
+      # Issue 19's rates: each honest control and each switch-when-timed candidate, KSEEK_REPEAT times with a fresh
+      # input seed each run (the timed launches' full checks are drawn afresh in every run anyway).
+      repeat=${KSEEK_REPEAT:-20}
+      files=(tests/adversarial/attention_fa3/{c2_naive_rows,c2_split_kv_combine,c3_cluster_tma,t4_l2_twin_without_prefetch,r2_timed_bf16_lse,r2_timed_skips_faint_keys}.cu)
+      gpus=$(nvidia-smi -L | wc -l); (( gpus < 1 )) && gpus=1
+      streams=$(( gpus * ${KSEEK_STREAMS:-1} ))
+      runs=()
+      for f in "${files[@]}"; do for (( r = 1; r <= repeat; r++ )); do runs+=("$f:$r"); done; done
+      step "trust-repeat (${#runs[@]} evaluations over $streams streams)"
+      repeat_stream() {
+        local stream=$1; shift
+        for item in "$@"; do
+          local f=${item%%:*} r=${item##*:}
+          local scenarios; scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
+          CUDA_VISIBLE_DEVICES=$(( stream % gpus )) $kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" \
+            --seed $(( 7000 + 97 * r )) --min-rounds 10 --time-budget 1 --scenario-timeout 60 --json 2>/dev/null |
+            python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+for s in r.get('scenarios', []):
+    t = s.get('timing', {})
+    print('$(basename "$f")', $r, s.get('scenario'), s.get('status'), t.get('timed_reference_launches', 0), t.get('timed_output_checks', 0), (s.get('message') or '')[:160].replace(chr(10), ' '))
+"
+        done > "/tmp/kseek-repeat-stream$stream.txt"
+      }
+      for (( g = 0; g < streams; g++ )); do
+        share=()
+        for (( i = g; i < ${#runs[@]}; i += streams )); do share+=("${runs[$i]}"); done
+        repeat_stream "$g" "${share[@]}" &
+      done
+      wait
+      sort /tmp/kseek-repeat-stream*.txt > "$out/trust-repeat.txt" && rm -f /tmp/kseek-repeat-stream*.txt
+      python3 -c "
+import collections
+runs = collections.defaultdict(lambda: [0, 0, set()])
+for line in open('$out/trust-repeat.txt'):
+    f, r, scenario, status = line.split()[:4]
+    runs[f][2].add(r)
+    runs[f][0 if status == 'PASSED' else 1] += 1
+for f, (passed, other, seen) in sorted(runs.items()):
+    print(f'{f}: {len(seen)} runs, {passed + other} scenario verdicts: {passed} PASSED, {other} not')
+" | tee -a "$log" ;;
+    baseline)
+      # The same candidates through an earlier kseek (KSEEK_BASELINE_TAR: `git archive` of that commit), to show
+      # what a trust fix changed: KSEEK_BASELINE_FILES (default: the timed-check, L2 and printf candidates).
+      step "baseline: build $(basename "${KSEEK_BASELINE_TAR:?KSEEK_BASELINE_TAR names a git archive}")"
+      rm -rf /tmp/kseek-baseline && mkdir -p /tmp/kseek-baseline && tar -xf "$KSEEK_BASELINE_TAR" -C /tmp/kseek-baseline
+      (cmake -S /tmp/kseek-baseline -B /tmp/kseek-baseline/build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+         cmake --build /tmp/kseek-baseline/build --parallel --target kseek kseek_plugins) >> "$log" 2>&1 ||
+        { echo "baseline build failed" | tee -a "$log"; continue; }
+      step "baseline: built"
+      for f in ${KSEEK_BASELINE_FILES:-r2_timed_bf16_lse r2_timed_skips_faint_keys t4_l2_evict_last_prefetch t4_l2_twin_without_prefetch h9_prints_forged_record}; do
+        f=tests/adversarial/attention_fa3/$f.cu
+        scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
+        rounds=10; budget=1
+        [[ $f == *t4_l2* ]] && rounds=40 budget=4
+        /tmp/kseek-baseline/build/bin/kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" \
+          --min-rounds $rounds --time-budget $budget --json > "/tmp/kseek-baseline-out.txt" 2>/dev/null
+        python3 -c "
+import json, sys
+text = open('/tmp/kseek-baseline-out.txt').read()
+try:
+    r = json.loads(text)
+except Exception as e:
+    print('$(basename "$f")', 'stdout is not one JSON document:', repr(text[:120])); sys.exit()
+for s in r.get('scenarios', []):
+    t = s.get('timing', {})
+    print('$(basename "$f")', s.get('status'), 'ratio', t.get('ratio'), '[', t.get('ci_low'), t.get('ci_high'), ']', (s.get('message') or '')[:200])
+" | tee -a "$out/baseline.txt" "$log"
+      done ;;
+    gpu-trust)
+      step "ctest -L gpu -R 'L2Residue|CandidateOutput|r2_timed|t4_l2|h9_'"
+      (cd build-gpu && ctest --verbose -L gpu -R 'L2Residue|CandidateOutput|r2_timed|t4_l2|h9_') > "$out/gpu-trust.txt" 2>&1
+      grep -E 'T4:|tests passed|\*\*\*Failed|Passed|Failed' "$out/gpu-trust.txt" | tail -20 | tee -a "$log" ;;
     conformance)
       step "ctest -L gpu -R PluginConformanceGpu"
       (cd build-gpu && ctest --output-on-failure -L gpu -R PluginConformanceGpu) > "$out/conformance.txt" 2>&1

@@ -2,7 +2,9 @@
 // file, each getting the verdict its first line declares on the scenarios its second line names; and control C1, the
 // seed evaluated against itself. Without a GPU every test here skips, saying why.
 // It must never let a candidate that declares a failure pass a scenario, nor accept an evaluation that did not complete.
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -44,6 +46,50 @@ TEST_F(AttentionGpuTest, SeedAgainstItselfPassesWithRatiosNearOne) {
     ASSERT_TRUE(s.contains("timing")) << s.dump(2);
     // A/A sanity, not a speed goal: both sides are the same kernel, so a ratio outside [0.9, 1.1] is a harness bug.
     EXPECT_NEAR(s["timing"].value("ratio", 0.0), 1.0, 0.1) << s.dump(2);
+  }
+}
+
+// T4: a candidate that leaves its next inputs in the L2 with the evict_last priority, against its twin without the
+// prefetch, on the one scenario both files name. Both are timed against the same seed in one process each; the
+// prefetcher's ratio may exceed the twin's by no more than the two intervals' half-widths plus 3%, well under the
+// 1.34x such a prefetch bought before the flush swept at evict_last priority (2026-12-01, an H200).
+TEST_F(AttentionGpuTest, L2ResidueGivesNoAdvantage) {
+  const auto prefetch = kseek::testing::read_corpus_expectation(kRoot / "attention_fa3/t4_l2_evict_last_prefetch.cu");
+  double ratio[2] = {0, 0};
+  double half_width[2] = {0, 0};
+  const char* files[2] = {"attention_fa3/t4_l2_evict_last_prefetch.cu", "attention_fa3/t4_l2_twin_without_prefetch.cu"};
+  for (int i = 0; i < 2; ++i) {
+    const auto record = eval_json("'" + (kRoot / files[i]).string() + "' --plugin attention.fa3 --scenarios '" +
+                                  prefetch.scenarios + "' --min-rounds 40 --time-budget 4");
+    ASSERT_EQ(record.value("status", ""), "COMPLETE") << record.dump(2);
+    const auto& s = record["scenarios"][0];
+    ASSERT_EQ(s.value("status", ""), "PASSED") << files[i] << ": " << s.dump(2);
+    ratio[i] = s["timing"].value("ratio", 0.0);
+    half_width[i] = std::max(s["timing"].value("ci_high", 0.0) - ratio[i], ratio[i] - s["timing"].value("ci_low", 0.0));
+  }
+  std::cout << "T4: ratio with evict_last prefetch " << ratio[0] << " +-" << half_width[0] << ", twin " << ratio[1]
+            << " +-" << half_width[1] << ", advantage " << ratio[0] / ratio[1] << "\n";
+  EXPECT_LE(ratio[0], ratio[1] * 1.03 + half_width[0] + half_width[1])
+      << "lines a candidate marked evict_last survived the L2 flush";
+}
+
+// H9: a candidate's device printf never reaches kseek's standard output, where `--json` writes the record.
+TEST_F(AttentionGpuTest, CandidateOutputNeverReachesKseekStdout) {
+  const auto file = kRoot / "attention_fa3/h9_prints_forged_record.cu";
+  const auto expected = kseek::testing::read_corpus_expectation(file);
+  const auto run = kseek::testing::run_kseek("--json eval '" + file.string() + "' --plugin attention.fa3 --scenarios '" +
+                                                 expected.scenarios + "' --min-rounds 10 --time-budget 1",
+                                             "gpu-test-attention");
+  // The whole of stdout is kseek's one document (a forged line ahead of it would make it unparsable), and the
+  // forged text appears only inside the record's worker_output, where it is data.
+  EXPECT_EQ(run.out.rfind("{\n", 0), 0u) << "kseek's stdout does not start with its own document:\n" << run.out.substr(0, 300);
+  const auto record = kseek::testing::json_output(run, "kseek eval h9");
+  ASSERT_EQ(record.value("status", ""), "COMPLETE") << record.dump(2);
+  EXPECT_NE(record["summary"]["geomean"].value("value", 0.0), 9.99) << record["summary"].dump(2);
+  for (const auto& s : record["scenarios"]) {
+    EXPECT_EQ(s.value("status", ""), "PASSED") << s.dump(2);
+    ASSERT_TRUE(s.contains("worker_output")) << "what the candidate printed is kept in the record: " << s.dump(2);
+    EXPECT_NE(s["worker_output"].value("text", "").find("9.99"), std::string::npos) << s.dump(2);
   }
 }
 
