@@ -144,7 +144,7 @@ for job in "${jobs[@]}"; do
           local f=${item%%:*} r=${item##*:}
           local scenarios; scenarios=$(sed -n '2s|^// scenarios: ||p' "$f")
           CUDA_VISIBLE_DEVICES=$(( stream % gpus )) $kseek eval "$f" --plugin attention.fa3 --scenarios "$scenarios" \
-            --seed $(( 7000 + 97 * r )) --min-rounds 10 --time-budget 1 --scenario-timeout 60 --json 2>/dev/null |
+            --input-seed $(( 7000 + 97 * r )) --min-rounds 10 --time-budget 1 --scenario-timeout 60 --json 2>/dev/null |
             python3 -c "
 import json, sys
 r = json.load(sys.stdin)
@@ -212,11 +212,11 @@ for s in r.get('scenarios', []):
       # same input seed everywhere, so the three records differ only in where each scenario ran.
       # The seed's cold NVRTC build (~1 min) is paid once here, so the three wall times below compare evaluation only.
       evaluate warm-cache --plugin attention.fa3 --scenario H01 --correctness-only
-      evaluate one-gpu --plugin attention.fa3 --set case-study --seed 20251 --device 0
-      evaluate two-gpus --plugin attention.fa3 --set case-study --seed 20251 --gpus all
+      evaluate one-gpu --plugin attention.fa3 --set case-study --input-seed 20251 --device 0
+      evaluate two-gpus --plugin attention.fa3 --set case-study --input-seed 20251 --gpus all
       step "two shards, one per GPU, then kseek merge"
       for i in 0 1; do
-        CUDA_VISIBLE_DEVICES=$i $kseek eval --plugin attention.fa3 --set case-study --seed 20251 --shard $i/2 \
+        CUDA_VISIBLE_DEVICES=$i $kseek eval --plugin attention.fa3 --set case-study --input-seed 20251 --shard $i/2 \
           --out "$out/shard-$i.json" >> "$log" 2>&1 &
       done
       wait

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/adversarial_corpus.hpp"
-#include "kseek/core/driver/driver_library.hpp"
+#include "kseek/core/worker/driver_probe.hpp"
 #include "support/run_command.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "kseek/core/driver/driver_library.hpp"
+#include "kseek/core/worker/driver_probe.hpp"
 #include "support/conformance_plugins.hpp"
 #include "support/run_command.hpp"
 
@@ -26,7 +26,7 @@ nlohmann::json correctness_run(const std::string& id, const std::string& set) {
   const std::string dir = conformance_plugin_dir(id);
   const std::string plugin_dir = dir == std::string(KSEEK_TREE_PLUGIN_DIR) ? "" : "--plugin-dir '" + dir + "' ";
   const auto run = kseek::testing::run_kseek(plugin_dir + "eval --plugin " + id + " --set " + set +
-                                                 " --correctness-only --seed " + kInputSeed +
+                                                 " --correctness-only --input-seed " + kInputSeed +
                                                  " --scenario-timeout 120 --json",
                                              "gpu-conformance");
   return kseek::testing::json_output(run, "kseek eval of " + id);

@@ -208,7 +208,7 @@ TEST_F(CampaignCli, ClaimsAskAndEvalWithoutAGpu) {
 }
 
 TEST_F(CampaignCli, EvalInsideACampaignRefusesAnythingThatWouldRecordLessThanTheCampaignSelects) {
-  for (const std::string option : {"--set default", "--scenarios S01", "--constraints /dev/null", "--shard 0/2 --seed 1",
+  for (const std::string option : {"--set default", "--scenarios S01", "--constraints /dev/null", "--shard 0/2 --input-seed 1",
                                    "--functional-arch sm_90a"}) {
     auto eval = run_kseek("eval --campaign " + dir_.string() + " " + option, "campaign-cli", /*merge_stderr=*/true);
     EXPECT_EQ(eval.exit_code, 2) << option << ":\n" << eval.out;

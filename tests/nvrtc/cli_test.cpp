@@ -80,6 +80,17 @@ TEST(Cli, UnknownSetAndBadScenarioNameAreUsageErrors) {
   EXPECT_NE(run.out.find("d=100"), std::string::npos) << run.out;
 }
 
+// The input seed is --input-seed everywhere; `--seed` (a starting kernel file in kseek init) is refused by eval with
+// the new name, never taken as something else.
+TEST(Cli, EvalSeedOptionNamesItsNewSpelling) {
+  const auto old = kseek("eval --plugin example.softmax --seed 7", /*merge_stderr=*/true);
+  EXPECT_EQ(old.exit_code, 2) << old.out;
+  EXPECT_NE(old.out.find("--input-seed"), std::string::npos) << old.out;
+  const auto now = kseek("--json eval --plugin example.softmax --set small --input-seed 7 --correctness-only");
+  EXPECT_TRUE(now.exit_code == 0 || now.exit_code == 3 || now.exit_code == 1) << now.out;
+  EXPECT_EQ(parse(now).value("input_seed", 0ull), 7ull) << now.out;
+}
+
 TEST(Cli, UnknownPluginAndMissingFileNameTheThing) {
   auto run = kseek("build " + kCandidates + "/clean.cu --plugin attention.nope", true);
   EXPECT_EQ(run.exit_code, 2);

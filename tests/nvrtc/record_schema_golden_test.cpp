@@ -36,7 +36,7 @@ std::set<std::string> golden(const std::string& name) {
 
 TEST(RecordSchema, EvalRecordMatchesTheGoldenKeyPaths) {
   const auto run = kseek::testing::run_kseek(
-      "eval --plugin example.softmax --set small --json --seed 7 --min-rounds 6 --time-budget 1", "golden");
+      "eval --plugin example.softmax --set small --json --input-seed 7 --min-rounds 6 --time-budget 1", "golden");
   const std::string& out = run.out;
   const auto record = nlohmann::json::parse(out);
   const std::string status = record.value("status", "");

@@ -61,7 +61,7 @@ scenario_count=$("$kseek" scenarios --plugin "$plugin" --json | sed -n 's/^  "co
 # Without Slurm: each task of the generated array script run here, then the merge script. Used when the daemons
 # cannot run, so that the scripts themselves are still exercised.
 run_scripts_locally() {
-  "$kseek" slurm submit "$candidate" --plugin "$plugin" --shards 2 --gpus-per-task 0 --seed 7 --dir "$work/run0" \
+  "$kseek" slurm submit "$candidate" --plugin "$plugin" --shards 2 --gpus-per-task 0 --input-seed 7 --dir "$work/run0" \
       --dry-run > "$work/dry-run.txt"
   mkdir -p "$work/run0"
   awk -v dir="$work/run0" '/^# ---- submit/ { out = ""; next }
@@ -168,7 +168,7 @@ submit_and_wait() {
 }
 
 # ---- a candidate that does not compile: every scenario COMPILE_ERROR, COMPLETE shards, a clean merge ----------------
-submit_and_wait "$work/run1" "$candidate" --plugin "$plugin" --seed 7
+submit_and_wait "$work/run1" "$candidate" --plugin "$plugin" --input-seed 7
 for task in 0 1; do
   grep -q '^  "status": "COMPLETE"' "$work/run1/shard-$task.json" || fail "shard $task is not COMPLETE"
   grep -q "^    \"index\": $task" "$work/run1/shard-$task.json" || fail "shard-$task.json does not say it is shard $task"

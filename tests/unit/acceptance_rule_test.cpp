@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kseek/core/eval/acceptance_rule.hpp"
+#include "kseek/core/worker/acceptance_rule.hpp"
 
 namespace kseek {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kseek/core/eval/plan_validation.hpp"
+#include "kseek/core/worker/plan_validation.hpp"
 
 namespace kseek {
 namespace {

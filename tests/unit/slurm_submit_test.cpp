@@ -17,7 +17,7 @@ kseek::testing::CommandRun kseek(const std::string& args) {
 // Paths are fictional and absolute, so the scripts do not depend on where the test runs.
 const std::string kDryRun =
     "slurm submit --dry-run --shards 3 --partition gpu --time 02:00:00 --dir /scratch/kseek-run "
-    "--kseek /opt/kseek/bin/kseek /scratch/candidate.cu --plugin attention.fa3 --set case-study --seed 42 "
+    "--kseek /opt/kseek/bin/kseek /scratch/candidate.cu --plugin attention.fa3 --set case-study --input-seed 42 "
     "--time-budget 5";
 
 TEST(SlurmSubmit, DryRunPrintsTheGoldenJobScripts) {
@@ -40,14 +40,14 @@ TEST(SlurmSubmit, EveryTaskGetsTheSameDrawnSeedAndItsOwnShard) {
   }
   EXPECT_NE(array.find("#SBATCH --array=0-3\n"), std::string::npos) << array;
   EXPECT_NE(array.find("#SBATCH --gpus-per-task=2\n"), std::string::npos) << array;
-  EXPECT_NE(array.find(" --seed "), std::string::npos) << "a seed is drawn once for every shard:\n" << array;
+  EXPECT_NE(array.find(" --input-seed "), std::string::npos) << "a seed is drawn once for every shard:\n" << array;
   EXPECT_NE(array.find(" --gpus all "), std::string::npos) << "two GPUs per task run at once:\n" << array;
   EXPECT_NE(array.find("--shard \"$shard/4\""), std::string::npos) << array;
   EXPECT_EQ(j.at("records").size(), 4u);
 }
 
 TEST(SlurmSubmit, NoGpuRequestWithZeroGpusPerTask) {
-  const auto run = kseek("slurm submit --dry-run --shards 2 --gpus-per-task 0 --plugin example.softmax --seed 1");
+  const auto run = kseek("slurm submit --dry-run --shards 2 --gpus-per-task 0 --plugin example.softmax --input-seed 1");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_EQ(run.out.find("--gpus"), std::string::npos) << run.out;
 }

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "kseek/core/eval/evaluator.hpp"
-#include "kseek/core/eval/scenario_job.hpp"
-#include "kseek/core/eval/worker_process.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
+#include "kseek/core/worker/worker_process.hpp"
 
 namespace kseek {
 namespace {

@@ -125,7 +125,7 @@ ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, co
   std::vector<std::string> argv = {exe->string(), "eval", "--campaign", campaign->dir().string(), "--json",
                                    "--device", std::to_string(eval.device)};
   if (eval.correctness_only) argv.push_back("--correctness-only");
-  if (eval.input_seed != 0) argv.insert(argv.end(), {"--seed", std::to_string(eval.input_seed)});
+  if (eval.input_seed != 0) argv.insert(argv.end(), {"--input-seed", std::to_string(eval.input_seed)});
   for (const auto& d : options.plugin_dirs) argv.insert(argv.end(), {"--plugin-dir", d.string()});
   if (!options.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", options.cache_dir.string()});
   if (options.no_cache) argv.push_back("--no-cache");

@@ -4,7 +4,7 @@
 
 #include "commands.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
-#include "kseek/core/driver/driver_library.hpp"
+#include "kseek/core/worker/driver_probe.hpp"
 
 namespace kseek::cli {
 

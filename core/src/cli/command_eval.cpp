@@ -138,7 +138,7 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
     auto shard = parse_shard(args.shard);
     if (!shard) return fail(options, kExitUsage, "ERROR", shard.error().message);
     if (args.settings.input_seed == 0) {
-      return fail(options, kExitUsage, "ERROR", "--shard needs --seed N: every shard must draw the same inputs");
+      return fail(options, kExitUsage, "ERROR", "--shard needs --input-seed N: every shard must draw the same inputs");
     }
     args.settings.shard = *shard;
   }
@@ -278,7 +278,7 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   command->add_option("--gpus", args->gpus, "Run on several GPUs at once: 'all' or ordinals such as 0,1 (one worker "
                                             "per GPU, largest scenarios first)")->type_name("all|0,1,...");
   command->add_option("--shard", args->shard, "Evaluate only part I of N of the scenarios (cost-balanced split); "
-                                              "needs --seed; combine the parts with kseek merge")->type_name("I/N");
+                                              "needs --input-seed; combine the parts with kseek merge")->type_name("I/N");
   command->add_flag("--correctness-only", args->correctness_only, "Check correctness, skip timing");
   command->add_option("--target-ci", args->settings.sampling.target_relative_half_width,
                       "Stop sampling when the ratio's 95% interval is within this relative half-width")
@@ -294,7 +294,18 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
                       "Build and run every scenario for this arch (e.g. sm_90a) to check correctness on another GPU "
                       "generation; timings are marked not representative")
       ->type_name("ARCH");
-  command->add_option("--seed", args->settings.input_seed, "Input seed (default: drawn and recorded)");
+  command->add_option("--input-seed", args->settings.input_seed,
+                      "Seed of the random inputs (default: drawn and recorded)");
+  // `--seed` names the starting kernel file in `kseek init`; here it was the input seed until 2026-12. A clear error,
+  // not a silent reinterpretation, for scripts written before.
+  command
+      ->add_option_function<std::string>("--seed",
+                                         [](const std::string&) {
+                                           throw CLI::ValidationError(
+                                               "--seed", "kseek eval takes the input seed as --input-seed N (--seed "
+                                                         "names a starting kernel file, in kseek init only)");
+                                         })
+      ->group("");
   command->callback([&options, &exit_code, args] { exit_code = run_eval(options, *args); });
 }
 

@@ -173,10 +173,10 @@ int run_submit(const GlobalOptions& options, SlurmArgs& args) {
     args.kseek_path = *self;
   }
   // Every shard must draw the same inputs, and the merge checks it: one seed for all, drawn here when not given.
-  if (!has_option(args.eval_args, "--seed")) {
+  if (!has_option(args.eval_args, "--input-seed")) {
     std::random_device random;
     const std::uint64_t seed = (static_cast<std::uint64_t>(random()) << 20) ^ random() ^ 1u;
-    args.eval_args.insert(args.eval_args.end(), {"--seed", std::to_string(seed)});
+    args.eval_args.insert(args.eval_args.end(), {"--input-seed", std::to_string(seed)});
   }
   if (args.gpus_per_task > 1 && !has_option(args.eval_args, "--gpus")) {
     args.eval_args.insert(args.eval_args.end(), {"--gpus", "all"});  // each task's GPUs at once
@@ -241,7 +241,7 @@ void register_slurm_command(CLI::App& app, GlobalOptions& options, int& exit_cod
   slurm->require_subcommand(1);
   auto* submit = slurm->add_subcommand(
       "submit", "Submit kseek eval as a job array of --shards N shards and a dependent kseek merge job; every other "
-                "option (FILE, --plugin, --set, --seed...) is passed to each shard's kseek eval");
+                "option (FILE, --plugin, --set, --input-seed...) is passed to each shard's kseek eval");
   submit->allow_extras();
   submit->fallthrough(false);  // unknown options are eval's: kept here, not refused by the top level
   submit->add_option("--shards", args->shards, "Number of shards (array tasks)")->required();

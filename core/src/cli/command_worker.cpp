@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/util/files.hpp"
 
 namespace kseek::cli {

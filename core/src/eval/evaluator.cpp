@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 
 #include "kseek/core/build/nvrtc_compiler.hpp"
-#include "kseek/core/eval/scenario_job.hpp"
-#include "kseek/core/eval/worker_process.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
+#include "kseek/core/worker/worker_process.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/shell.hpp"
 #include "kseek/core/util/utc_time.hpp"

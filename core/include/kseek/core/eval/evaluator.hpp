@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/build/build_service.hpp"
-#include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/eval/timing_statistics.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 

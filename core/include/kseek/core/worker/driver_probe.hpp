@@ -1,5 +1,5 @@
-// Loads the CUDA driver API at run time (dlopen of libcuda.so.1) and says plainly when there is none.
-// It must never be linked against libcuda: kseek builds and checks on machines without a GPU driver.
+// Whether this process can use a GPU, and which ones: the driver found at run time (driver_api.hpp), said plainly
+// when there is none. It must never be linked against libcuda: kseek builds and checks on machines without a driver.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // Run-time binding of the driver API through cuGetProcAddress, so each entry point is the version the
 // headers describe (cuMemAlloc -> cuMemAlloc_v2, ...). It must never call a function it failed to resolve.
-#include "kseek/core/gpu/driver_api.hpp"
+#include "kseek/core/worker/driver_api.hpp"
 
 #include <dlfcn.h>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kseek/core/eval/error_statistics.hpp"
+#include "kseek/core/worker/error_statistics.hpp"
 #include "kseek/sdk/workload.hpp"
 
 namespace kseek {

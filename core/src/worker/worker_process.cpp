@@ -1,7 +1,7 @@
 // Starting one `kseek __worker` process, its watchdog, and the capture of what it prints.
 // It must never let the worker's standard output or error reach this process's own, nor keep more of it than
 // kWorkerOutputKeptBytes.
-#include "kseek/core/eval/worker_process.hpp"
+#include "kseek/core/worker/worker_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "kseek/core/eval/acceptance_rule.hpp"
-#include "kseek/core/eval/plan_validation.hpp"
-#include "kseek/core/eval/scenario_job.hpp"
-#include "kseek/core/gpu/gpu_session.hpp"
+#include "kseek/core/worker/acceptance_rule.hpp"
+#include "kseek/core/worker/plan_validation.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
+#include "kseek/core/worker/gpu_session.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/device/launch_plan.h"

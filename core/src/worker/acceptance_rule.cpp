@@ -1,6 +1,6 @@
 // When one output tensor of a candidate is accepted (see acceptance_rule.hpp for the rules and why).
 // It must never touch a GPU, a file or a clock.
-#include "kseek/core/eval/acceptance_rule.hpp"
+#include "kseek/core/worker/acceptance_rule.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kseek/core/eval/error_statistics.hpp"
-#include "kseek/core/eval/plan_validation.hpp"
-#include "kseek/core/gpu/driver_api.hpp"
+#include "kseek/core/worker/error_statistics.hpp"
+#include "kseek/core/worker/plan_validation.hpp"
+#include "kseek/core/worker/driver_api.hpp"
 #include "kseek/sdk/workload.hpp"
 
 namespace kseek::gpu {

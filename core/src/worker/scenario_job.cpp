@@ -1,6 +1,6 @@
 // JSON round-trip of ScenarioJob.
 // It must never drop a field: a job file is also the reproducer of a scenario's run.
-#include "kseek/core/eval/scenario_job.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 
 namespace kseek {
 

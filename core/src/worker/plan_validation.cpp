@@ -1,6 +1,6 @@
 // Validates a candidate's LaunchPlan field by field against device limits, kernel attributes and tensors.
 // It must never index past num_launches/num_tensor_maps unchecked, nor echo a candidate's bytes unescaped.
-#include "kseek/core/eval/plan_validation.hpp"
+#include "kseek/core/worker/plan_validation.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 // The worker's CUDA context and every driver call it makes, each checked and named in its error.
 // It must never leave a launch unchecked: a sticky error ends the session's usefulness and is reported.
-#include "kseek/core/gpu/gpu_session.hpp"
+#include "kseek/core/worker/gpu_session.hpp"
 
 #include <algorithm>
 #include <cstring>

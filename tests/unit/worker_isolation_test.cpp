@@ -1,0 +1,36 @@
+// The worker owns the CUDA context: kseek's own process (builds, verdicts, records) never creates one. Checked with a
+// stand-in libcuda.so.1 (tests/fixtures/fake_driver) that logs which process asks for a context and refuses it.
+// It must never need a GPU: the stand-in is found first through LD_LIBRARY_PATH wherever the test runs.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/run_command.hpp"
+#include "support/temp_folder.hpp"
+
+namespace {
+
+TEST(WorkerIsolation, OnlyWorkerProcessesAskForACudaContext) {
+  kseek::testing::TempFolder folder("kseek-worker-isolation");
+  const auto log = folder.path() / "contexts.log";
+  const auto isolated = kseek::testing::run_command(
+      "LD_LIBRARY_PATH='" + std::string(KSEEK_FAKE_DRIVER_DIR) + "' KSEEK_FAKE_CUDA_LOG='" + log.string() +
+      "' KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-worker-isolation-cache\" '" + std::string(KSEEK_EXE) +
+      "' --json eval --plugin example.softmax --set small --correctness-only 2>/dev/null");
+  const auto record = kseek::testing::json_output(isolated, "kseek eval with the stand-in driver");
+  EXPECT_EQ(record.value("status", ""), "NEEDS_GPU") << "the stand-in refuses every context: " << record.dump(2);
+
+  std::ifstream in(log);
+  std::vector<std::string> attempts;
+  for (std::string line; std::getline(in, line);) attempts.push_back(line);
+  ASSERT_FALSE(attempts.empty()) << "nobody asked the stand-in driver for a context: it was not loaded, and this "
+                                    "test would prove nothing";
+  for (const auto& line : attempts) {
+    EXPECT_NE(line.find(" __worker"), std::string::npos) << "a process other than a GPU worker asked for a context: "
+                                                         << line;
+  }
+}
+
+}  // namespace
