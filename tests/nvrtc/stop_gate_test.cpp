@@ -1,6 +1,10 @@
 // The stop gate fails closed: through the real `kseek hook stop`, every way the campaign, its log or the host's payload
 // can be wrong ends in a well-formed block (or, outside any campaign, an allow the person is told about), for both
 // hosts' payload shapes. It must never accept an allow that is not "the goal holds" or "the block budget is spent".
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <set>
 
@@ -25,7 +29,7 @@ using testing::run_command;
 const std::set<std::string> kCodexStopKeys = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision",
                                               "reason"};
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+std::string shell_word(const std::string& s) { return "'" + s + "'"; }
 
 // A Stop payload in the shape each host sends (Claude Code hooks reference; Codex stop.command.input schema).
 json stop_payload(const std::string& host, const json& session_id, const fs::path& cwd, const json& last_message = nullptr) {
@@ -51,7 +55,7 @@ class StopGate : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     dir_ = root_ / "c";
-    auto init = testing::run_kseek("init " + quoted(dir_) + " --plugin example.softmax --goal 'all_passed and geomean >= 1.10'",
+    auto init = testing::run_kseek("init " + shell_word(dir_) + " --plugin example.softmax --goal 'all_passed and geomean >= 1.10'",
                                    "stop-gate");
     ASSERT_EQ(init.exit_code, 0) << init.out;
   }
@@ -62,9 +66,9 @@ class StopGate : public ::testing::TestWithParam<std::string> {
     const fs::path in = root_ / "stdin";
     const fs::path err = root_ / "stderr";
     std::ofstream(in, std::ios::binary) << stdin_bytes;
-    std::string command = env + quoted(KSEEK_EXE) + " hook stop --host " + host();
-    if (!campaign_arg.empty()) command += " --campaign " + quoted(campaign_arg);
-    auto run = run_command("cd " + quoted(root_) + " && " + command + " < " + quoted(in) + " 2> " + quoted(err));
+    std::string command = env + shell_word(KSEEK_EXE) + " hook stop --host " + host();
+    if (!campaign_arg.empty()) command += " --campaign " + shell_word(campaign_arg);
+    auto run = run_command("cd " + shell_word(root_) + " && " + command + " < " + shell_word(in) + " 2> " + shell_word(err));
     HookReply reply{run.exit_code, run.out, read_file(err).ok() ? *read_file(err) : "", json()};
     if (!run.out.empty()) {
       try {
@@ -212,6 +216,22 @@ TEST_P(StopGate, AnExceptionInsideTheHookBlocks) {
   EXPECT_NE(r.err.find("internal error"), std::string::npos) << r.err;
 }
 
+TEST_P(StopGate, AHookThatCannotDecideInTimeBlocks) {
+  // Another process holds the log's lock (an agent can do that): past the host's timeout the host would allow.
+  const int fd = ::open((dir_ / ".kseek" / "log.jsonl").c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const std::string payload = stop_payload(host(), "s1", dir_).dump();
+  const fs::path in = root_ / "stdin";
+  std::ofstream(in) << payload;
+  auto run = run_command("timeout 30 " + shell_word(KSEEK_EXE) + " hook stop --deadline 2 --host " + host() +
+                         " --campaign " + shell_word(dir_) + " < " + shell_word(in) + " 2>/dev/null");
+  ::close(fd);
+  HookReply r{run.exit_code, run.out, "", run.out.empty() ? json() : json::parse(run.out, nullptr, false)};
+  expect_block(r, "no decision within 2 s", "deadline");
+  expect_person_told(r, "no decision");
+}
+
 TEST_P(StopGate, ARegisteredCampaignFolderThatIsGoneBlocksWithinABudgetAndTellsThePerson) {
   // The hook was registered for `dir_`; the folder going away (an agent can delete it) is not a way out.
   fs::remove_all(dir_);
@@ -235,6 +255,15 @@ TEST_P(StopGate, OutsideAnyCampaignTheStopIsAllowedAndThePersonIsTold) {
   EXPECT_FALSE(r.document.contains("decision")) << r.out;
   for (const auto& [key, value] : r.document.items()) EXPECT_TRUE(kCodexStopKeys.contains(key)) << key;
   expect_person_told(r, "no campaign");
+}
+
+TEST(StopGateInstructions, AgentsMdDoesNotSayAChangedConfigEndsTheCampaign) {
+  const testing::TempFolder temp("kseek_stop_gate_agents");
+  auto init = testing::run_kseek("init " + shell_word(temp.path() / "c") + " --plugin example.softmax", "stop-gate");
+  ASSERT_EQ(init.exit_code, 0) << init.out;
+  const std::string agents = *read_file(temp.path() / "c" / "AGENTS.md");
+  EXPECT_EQ(agents.find("stops the campaign"), std::string::npos) << agents;
+  EXPECT_NE(agents.find("every stop is blocked until a person repairs the campaign"), std::string::npos) << agents;
 }
 
 INSTANTIATE_TEST_SUITE_P(Hosts, StopGate, ::testing::Values("claude", "codex"),
