@@ -2,9 +2,16 @@
 // It must never overwrite an existing campaign, and never hand out a record whose bytes differ from what was logged.
 #include "kseek/core/campaign/campaign.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -327,6 +334,46 @@ Result<std::string> Campaign::candidate_sha256() const {
   return sha256_hex(*text);
 }
 
+namespace {
+// This thread's holds, by lock file: flock excludes other open files even in this process, so a nested take must not
+// open the file again (it would wait for itself).
+thread_local std::map<std::string, int> held_campaign_locks;
+}  // namespace
+
+CampaignLock::CampaignLock(CampaignLock&& other) noexcept : fd_(other.fd_), file_(std::move(other.file_)) {
+  other.fd_ = -1;
+  other.file_.clear();
+}
+
+CampaignLock::~CampaignLock() {
+  if (file_.empty()) return;
+  if (auto it = held_campaign_locks.find(file_); it != held_campaign_locks.end() && --it->second <= 0) {
+    held_campaign_locks.erase(it);
+  }
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+Result<CampaignLock> Campaign::lock() const {
+  const std::string file = (state_dir() / "campaign.lock").string();
+  if (auto it = held_campaign_locks.find(file); it != held_campaign_locks.end()) {
+    ++it->second;
+    return CampaignLock(-1, file);
+  }
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return make_error(fmt::format("cannot open the campaign lock {}: {} (is .kseek/ there and writable?)", file,
+                                  std::strerror(errno)));
+  }
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int error = errno;
+    ::close(fd);
+    return make_error(fmt::format("cannot lock {}: {}", file, std::strerror(error)));
+  }
+  held_campaign_locks[file] = 1;
+  return CampaignLock(fd, file);
+}
+
 Result<void> Campaign::append(std::string_view type, json fields) const {
   json record = {{"type", type}, {"time", utc_timestamp()}};
   for (auto& [key, value] : fields.items()) record[key] = value;
@@ -353,6 +400,27 @@ Result<void> append_signed_record(const fs::path& dir, std::string_view type, js
     record["signature"] = record_signature(*key, record);
   }
   return append_record(log_file, record);
+}
+
+std::optional<CampaignConfig> last_accepted_config(const fs::path& dir) {
+  auto log = read_records(dir / ".kseek" / "log.jsonl");
+  if (!log) return std::nullopt;
+  std::optional<std::string> key;
+  if (const std::string id = campaign_id_of(log->records); !id.empty()) {
+    auto loaded = load_campaign_key(id);
+    if (!loaded) return std::nullopt;
+    key = *loaded;
+  }
+  for (auto it = log->records.rbegin(); it != log->records.rend(); ++it) {
+    const std::string type = text_field(it->value, "type");
+    if (type != "init" && type != "config") continue;
+    if (key && !signature_verifies(*key, it->value)) continue;
+    if (!it->value.contains("config")) return std::nullopt;
+    auto config = parse_campaign_config(it->value["config"].dump(), "the accepted config in the campaign log");
+    if (!config) return std::nullopt;
+    return *config;
+  }
+  return std::nullopt;
 }
 
 Result<LogContents> Campaign::read_log() const {

@@ -1,5 +1,6 @@
 // The campaign verbs: each opens the campaign (which checks its config hash), reads the log, computes, appends.
-// It must never append a record before the computation it reports has succeeded, and never print.
+// It must never append a record before the computation it reports has succeeded, never print, and never decide
+// from the log without the campaign lock when what it appends must be there at most once.
 #include "campaign_actions.hpp"
 
 
@@ -77,6 +78,9 @@ ActionResult record_campaign_evaluation(const GlobalOptions& options, const fs::
                                         const std::string& via) {
   auto campaign = Campaign::open(dir, false);
   if (!campaign) return usage_error(campaign.error().message);
+  // One hold from the evaluation's entry to its events and question: each event is judged on its own evaluation.
+  auto held = campaign->lock();
+  if (!held) return usage_error(held.error().message);
   auto summary = campaign->record_evaluation(eval_record);
   if (!summary) return usage_error(summary.error().message);
   auto events = log_pending_events(*campaign);
@@ -166,6 +170,9 @@ ActionResult campaign_ask(const GlobalOptions& options, const fs::path& dir, con
                           const std::string& via) {
   auto campaign = Campaign::open(dir);
   if (!campaign) return usage_error(campaign.error().message);
+  // Events, the open event and its question are read and logged under one hold: hooks fire together.
+  auto held = campaign->lock();
+  if (!held) return usage_error(held.error().message);
   std::string event = event_in;
   if (!event.empty() && std::find(std::begin(kCampaignEvents), std::end(kCampaignEvents), event) == std::end(kCampaignEvents)) {
     std::string known;
@@ -198,6 +205,8 @@ ActionResult campaign_claim(const GlobalOptions& options, const fs::path& dir, c
   if (text.empty()) return usage_error("a claim needs its text: what limit, or why the work is done");
   auto campaign = Campaign::open(dir);
   if (!campaign) return usage_error(campaign.error().message);
+  auto held = campaign->lock();
+  if (!held) return usage_error(held.error().message);
   auto hash = campaign->candidate_sha256();
   if (!hash) return usage_error(hash.error().message);
   if (auto a = campaign->append("claim", {{"kind", kind}, {"text", text}, {"candidate_sha256", *hash}, {"source", source}}); !a) {
@@ -225,6 +234,8 @@ ActionResult campaign_steer(const GlobalOptions&, const fs::path& dir, const std
   if (text.empty()) return usage_error("a steering question needs its text");
   auto campaign = Campaign::open(dir);
   if (!campaign) return usage_error(campaign.error().message);
+  auto held = campaign->lock();  // the next steer id is read and taken in one step
+  if (!held) return usage_error(held.error().message);
   auto log = campaign->read_log();
   if (!log) return usage_error(log.error().message);
   int next = 1;

@@ -58,7 +58,9 @@ allowed only when it holds: a stop hook runs the same check.
 
 ## Rules
 
-- `campaign.json` and `.kseek/` are written only by kseek; a changed config or log stops the campaign.
+- `campaign.json` and `.kseek/` are written only by kseek. Changing or deleting them ends nothing: from then on
+  every stop is blocked until a person repairs the campaign (restores the files, or accepts a config edit with
+  `kseek reconfigure`).
 - No CUTLASS, CuTe, cuBLAS or cuDNN, no device-side launches: the constraint checker reads the built binary.
 - A result that looks too good is checked against the physics of the GPU and questioned.
 )",

@@ -6,7 +6,7 @@
 //   DIR/<candidate>                the kernel the agent edits (default candidate.cu)
 //   DIR/.kseek/log.jsonl           the log: one record per line, `<sha256> <json>` (record_log.hpp)
 //   DIR/.kseek/evaluations/NNNN.json  full `kseek.eval/1` records; the log entry holds each file's sha256
-//   DIR/.kseek/hook-state.json     per-session block counters of the stop hook
+//   DIR/.kseek/campaign.lock       flock'ed around every read-decide-append step (CampaignLock)
 #pragma once
 
 #include <cstdint>
@@ -79,6 +79,25 @@ std::string campaign_id_of(const std::vector<LogRecord>& records);
 // Moves every record that does not verify under `key` to log.damaged (reason kNotSignedReason), in line order.
 void set_aside_unsigned(LogContents& log, std::string_view key);
 
+// An exclusive hold on one campaign for a read-decide-append step: whatever must be logged at most once (an event,
+// the question it brings, a steer id, a delivery, a stop-hook block) is decided from the log and appended while it is
+// held, so two processes can never both read "not logged yet". Taken with Campaign::lock; re-entrant within a thread
+// (an action holding it may call another that takes it); released when destroyed.
+class CampaignLock {
+ public:
+  CampaignLock(CampaignLock&& other) noexcept;
+  CampaignLock& operator=(CampaignLock&&) = delete;
+  CampaignLock(const CampaignLock&) = delete;
+  CampaignLock& operator=(const CampaignLock&) = delete;
+  ~CampaignLock();
+
+ private:
+  friend class Campaign;
+  CampaignLock(int fd, std::string file) : fd_(fd), file_(std::move(file)) {}
+  int fd_ = -1;       // -1 for a nested hold: the outer one owns the flock
+  std::string file_;  // the lock file; empty once moved from
+};
+
 class Campaign {
  public:
   // Opens DIR (or the nearest parent holding campaign.json when `search_up`). Checks that campaign.json still
@@ -99,6 +118,10 @@ class Campaign {
   // sha256 of the candidate file as it is now, or an error if it cannot be read.
   Result<std::string> candidate_sha256() const;
 
+  // Waits for the campaign's exclusive lock (.kseek/campaign.lock). Hold it across a read of the log and the append
+  // that depends on what was read.
+  Result<CampaignLock> lock() const;
+
   // Appends a record: `type` and `time` are added. Only returns after the record is durable.
   Result<void> append(std::string_view type, nlohmann::json fields) const;
 
@@ -115,6 +138,8 @@ class Campaign {
   // True when this record carries a valid signature under this campaign's key (record_signature.hpp): kseek wrote
   // it. False without the key (a campaign copied from another machine) or for a campaign made before signatures.
   bool written_by_kseek(const LogRecord& record) const;
+  // False for a campaign made before kseek signed its records (none of its records can be verified).
+  bool signs_records() const { return !id_.empty(); }
   // Why records cannot be verified here (empty when they can).
   const std::string& signature_problem() const { return signature_problem_; }
 
@@ -130,6 +155,11 @@ class Campaign {
 // Appends a signed record to the log of the campaign in `dir` without the config hash check (for `kseek
 // reconfigure`, which is what re-establishes it).
 Result<void> append_signed_record(const std::filesystem::path& dir, std::string_view type, nlohmann::json fields);
+
+// The config a person last accepted for the campaign in `dir`: the newest init/config record of its log that kseek
+// signed (any, for a campaign made before signatures). Nothing when the log, its key or such a record is missing.
+// For deciding what an edited or damaged campaign.json must not change (the stop hook's block budget).
+std::optional<CampaignConfig> last_accepted_config(const std::filesystem::path& dir);
 
 
 }  // namespace kseek
