@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/campaign/claim_classifier.hpp"
 #include "kseek/core/util/files.hpp"
 
 namespace kseek::cli {
@@ -45,31 +46,6 @@ json read_hook_input() {
   } catch (const json::exception&) {
     return json::object();
   }
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
-// A claim the agent makes in its last message (documented in docs/campaigns.md). Limit phrases win: "done
-// because the kernel is at the bandwidth limit" is a claim about a limit.
-std::string claim_in_message(const std::string& message) {
-  const std::string m = lower(message);
-  static const char* limit_phrases[] = {"hardware limit", "bandwidth limit", "bandwidth-bound", "memory-bound", "memory bound",
-                                        "compute-bound", "at the limit", "theoretical peak", "theoretical maximum",
-                                        "cannot go faster", "can't go faster", "roofline", "physical limit",
-                                        "no further improvement is possible", "fundamental limit"};
-  static const char* done_phrases[] = {"task is complete", "work is complete", "i am done", "i'm done", "all done",
-                                       "optimization is complete", "optimisation is complete", "finished the optimi",
-                                       "goal is met", "goal has been met", "nothing left to", "completed the task"};
-  for (const char* p : limit_phrases) {
-    if (m.find(p) != std::string::npos) return "limit";
-  }
-  for (const char* p : done_phrases) {
-    if (m.find(p) != std::string::npos) return "done";
-  }
-  return "";
 }
 
 // Per-session block counters in .kseek/hook-state.json, read-modify-written under an exclusive lock.
@@ -126,7 +102,8 @@ int hook_stop(const GlobalOptions& options, const HookArgs& args) {
   std::string claim;
   if (input.contains("last_assistant_message") && input["last_assistant_message"].is_string()) {
     const std::string message = input["last_assistant_message"].get<std::string>();
-    claim = claim_in_message(message);
+    const ClaimReading reading = read_claim(message);  // explicit claims (`kseek claim`, MCP) never come here
+    if (reading.kind != ClaimKind::kNone) claim = std::string(claim_kind_name(reading.kind));
     if (!claim.empty()) {
       (void)campaign_claim(options, campaign->dir(), claim, message.size() > 400 ? message.substr(0, 397) + "..." : message,
                            "hook:stop");
