@@ -23,6 +23,7 @@
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/campaign/claim_classifier.hpp"
 #include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
@@ -81,31 +82,6 @@ HookInput read_hook_input() {
 // A string field, or `fallback` when it is absent or not a string (the advisory hooks read leniently).
 std::string text_or(const json& j, const char* key, const std::string& fallback) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
-// A claim the agent makes in its last message (documented in docs/campaigns.md). Limit phrases win: "done
-// because the kernel is at the bandwidth limit" is a claim about a limit.
-std::string claim_in_message(const std::string& message) {
-  const std::string m = lower(message);
-  static const char* limit_phrases[] = {"hardware limit", "bandwidth limit", "bandwidth-bound", "memory-bound", "memory bound",
-                                        "compute-bound", "at the limit", "theoretical peak", "theoretical maximum",
-                                        "cannot go faster", "can't go faster", "roofline", "physical limit",
-                                        "no further improvement is possible", "fundamental limit"};
-  static const char* done_phrases[] = {"task is complete", "work is complete", "i am done", "i'm done", "all done",
-                                       "optimization is complete", "optimisation is complete", "finished the optimi",
-                                       "goal is met", "goal has been met", "nothing left to", "completed the task"};
-  for (const char* p : limit_phrases) {
-    if (m.find(p) != std::string::npos) return "limit";
-  }
-  for (const char* p : done_phrases) {
-    if (m.find(p) != std::string::npos) return "done";
-  }
-  return "";
 }
 
 // Cuts at a character boundary, so a clipped text is still valid UTF-8.
@@ -375,7 +351,8 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
 
   std::string claim;
   if (message) {
-    claim = claim_in_message(*message);
+    const ClaimReading reading = read_claim(*message);  // explicit claims (`kseek claim`, MCP) never come here
+    if (reading.kind != ClaimKind::kNone) claim = std::string(claim_kind_name(reading.kind));
     if (!claim.empty()) {
       (void)campaign_claim(options, campaign->dir(), claim, message->size() > 400 ? clip(*message, 400) : *message,
                            "hook:stop");
