@@ -1,5 +1,5 @@
-// Fuzz target: campaign goals, parse_goal and evaluate_goal. Input: goal text, optionally a NUL byte and an evaluation
-// record in JSON. It must never crash, throw or recurse without bound, and the canonical text must be a fixed point.
+// Fuzz target: parse_goal and evaluate_goal on goal text, optionally a NUL byte and a JSON evaluation record.
+// It must never crash, throw or recurse; canonical text is a fixed point with the same verdict; no record, no term met.
 #include <string>
 
 #include "fuzz/fuzz_target.hpp"
@@ -30,6 +30,18 @@ int fuzz_goal_expression(const std::uint8_t* data, std::size_t size) {
   if (verdict.holds && verdict.terms.empty()) violated("goal_expression", "a goal holds with no term");
   for (const auto& term : verdict.terms) {
     if (verdict.holds && !term.holds) violated("goal_expression", "the goal holds but one of its terms does not");
+    if (record.is_null() && term.holds) violated("goal_expression", "a term holds with no evaluation");
+  }
+  // The canonical text keeps every grouping that changes a value (products round by their grouping), so it must
+  // reach the same verdict, term by term, as the text it came from.
+  const GoalVerdict canonical_verdict = evaluate_goal(*again, record);
+  if (canonical_verdict.holds != verdict.holds || canonical_verdict.terms.size() != verdict.terms.size()) {
+    violated("goal_expression", "the canonical text reaches another verdict");
+  }
+  for (std::size_t i = 0; i < verdict.terms.size() && i < canonical_verdict.terms.size(); ++i) {
+    if (canonical_verdict.terms[i].holds != verdict.terms[i].holds) {
+      violated("goal_expression", "a term of the canonical text reaches another verdict");
+    }
   }
   (void)verdict.unmet();
   return 0;

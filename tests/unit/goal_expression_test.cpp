@@ -294,7 +294,9 @@ TEST(GoalParseErrors, PointAtTheColumn) {
        "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 2"},
       {"ratio() > 1", "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 0"},
       {"ratio(,) > 1", "goal:1:7: expected a scenario id or name in double quotes, got ','"},
-      {"speedup(\"H1\") > 1", "goal:1:1: unknown function 'speedup' (known: ratio, ratio_low, ratio_high, passed)"},
+      {"speedup(\"H1\") > 1",
+       "goal:1:1: unknown function 'speedup' (known: ratio, ratio_low, ratio_high, passed, tflops, gbps, "
+       "peak_flops_percent, peak_bandwidth_percent)"},
       {"geomean(\"H1\") > 1", "goal:1:1: geomean is not a function; it takes no argument"},
       {"ratio > 1", "goal:1:1: ratio needs a scenario: ratio(\"H14\")"},
       {"passed(\"\")", "goal:1:8: empty scenario id or name"},
@@ -395,6 +397,150 @@ TEST(GoalParse, CanonicalTextRoundTrips) {
     EXPECT_EQ(to_string(parse_ok(canonical)), canonical) << "not a fixed point: " << text;
   }
   EXPECT_EQ(to_string(GoalExpression{}), "");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rates from a scenario's timing, and arithmetic on numbers
+
+// H01 a prefill, H14 a decode, H03 FAILED with rates no goal may see; the bandwidth peak is the measured copy.
+json timed_record() {
+  json record = make_record();
+  auto add_rates = [](json& s, double tflops, double gbps, double pf, double pb) {
+    s["timing"]["candidate_tflops"] = tflops;
+    s["timing"]["candidate_gbps"] = gbps;
+    s["timing"]["percent_of_peak_flops"] = pf;
+    s["timing"]["percent_of_peak_bandwidth"] = pb;
+  };
+  add_rates(record["scenarios"][0], 252.1, 310.5, 25.5, 7.25);
+  record["scenarios"][1]["scenario"] = "H14";
+  add_rates(record["scenarios"][1], 8.5, 3870, 0.86, 90.5);
+  add_rates(record["scenarios"][2], 900, 900, 91, 91);
+  add_rates(record["scenarios"][3], 500, 400, 50.5, 9.5);
+  record["environment"]["peaks"] = {{"bytes_per_second", 4.28e12},
+                                    {"bytes_source", "measured (device-to-device copy, read + write)"}};
+  return record;
+}
+
+TEST(GoalEval, RatesAndPercentagesOfPeakComeFromTheTiming) {
+  const json record = timed_record();
+  EXPECT_EQ(single_term("tflops(\"H01\") >= 250", record), "true|tflops(\"H01\") is 252.1");
+  EXPECT_EQ(single_term("tflops(\"H01\") >= 610", record), "false|tflops(\"H01\") is 252.1");
+  EXPECT_EQ(single_term("gbps(\"H14\") > 3800", record), "true|gbps(\"H14\") is 3870");
+  EXPECT_EQ(single_term("peak_flops_percent(\"H01\") < 26", record), "true|peak_flops_percent(\"H01\") is 25.5");
+  EXPECT_EQ(single_term("peak_bandwidth_percent(\"H14\") >= 90", record),
+            "true|peak_bandwidth_percent(\"H14\") is 90.5");
+  // By name as well as by id.
+  EXPECT_EQ(single_term("tflops(\"hq=32,d=128\") == 500", record), "true|tflops(\"hq=32,d=128\") is 500");
+  // A scenario that did not pass has no rate, whatever its timing says; not and or cannot turn that into "met".
+  EXPECT_EQ(single_term("tflops(\"H03\") > 1", record),
+            "false|tflops(\"H03\") is unknown: H03 is FAILED, so it has no timing that counts");
+  EXPECT_FALSE(holds("not (peak_bandwidth_percent(\"H03\") < 50)", record));
+  EXPECT_FALSE(holds("gbps(\"H03\") > 1 or true", record));
+  // No timing at all, or a field the record lacks.
+  json bare = timed_record();
+  bare["scenarios"][0].erase("timing");
+  EXPECT_EQ(single_term("gbps(\"H01\") > 1", bare), "false|gbps(\"H01\") is unknown: the record has no H01 timing.candidate_gbps");
+  bare["scenarios"][1]["timing"]["candidate_tflops"] = nullptr;
+  EXPECT_EQ(single_term("tflops(\"H14\") < 100", bare), "false|tflops(\"H14\") is unknown: H14 timing.candidate_tflops is null");
+}
+
+TEST(GoalEval, ZeroRateMeansTheRunnerHadNothingToDivideBy) {
+  json record = timed_record();
+  record["scenarios"][1]["timing"]["percent_of_peak_bandwidth"] = 0;  // no bandwidth peak for this GPU
+  EXPECT_EQ(single_term("peak_bandwidth_percent(\"H14\") < 50", record),
+            "false|peak_bandwidth_percent(\"H14\") is unknown: H14 timing.percent_of_peak_bandwidth is 0: no bandwidth "
+            "peak was known for the GPU");
+  record["scenarios"][1]["timing"]["percent_of_peak_flops"] = 0;
+  EXPECT_FALSE(holds("peak_flops_percent(\"H14\") < 1", record));
+  record["scenarios"][1]["timing"]["candidate_tflops"] = 0;
+  EXPECT_EQ(single_term("tflops(\"H14\") < 1", record),
+            "false|tflops(\"H14\") is unknown: H14 timing.candidate_tflops is 0: the plugin counts no FLOPs for it");
+}
+
+TEST(GoalEval, BandwidthPercentSaysWhenThePeakWasDeclared) {
+  json record = timed_record();
+  record["environment"]["peaks"]["bytes_source"] = "declared";
+  EXPECT_EQ(single_term("peak_bandwidth_percent(\"H14\") >= 90", record),
+            "true|peak_bandwidth_percent(\"H14\") is 90.5 (of a declared bandwidth, not a measured copy)");
+}
+
+TEST(GoalParse, ProductsBindTighterThanComparisonsAndRunLeftToRight) {
+  EXPECT_TRUE(holds("2 * 3 == 6"));
+  EXPECT_TRUE(holds("6 / 2 * 3 == 9"));  // (6 / 2) * 3, not 6 / (2 * 3)
+  EXPECT_TRUE(holds("6 / (2 * 3) == 1"));
+  EXPECT_TRUE(holds("1 < 2 * 3 and 2 * 3 < 7"));
+  EXPECT_FALSE(holds("not (2 * 3 > 5)"));
+  const GoalExpression goal = parse_ok("tflops(\"H01\") >= 1.5 * tflops(\"H04\") / 2");
+  const GoalNode& root = goal.nodes[goal.root];
+  ASSERT_EQ(root.kind, GoalNode::Kind::kCompare);
+  const GoalNode& right = goal.nodes[root.operands[1]];
+  EXPECT_EQ(right.kind, GoalNode::Kind::kProduct);
+  EXPECT_EQ(right.operands.size(), 3u);  // a flat chain
+  EXPECT_EQ(right.arithmetic, (std::vector<GoalArithmetic>{GoalArithmetic::kMultiply, GoalArithmetic::kDivide}));
+}
+
+TEST(GoalEval, ProductsExplainThemselvesAndNeverMakeUnknownMet) {
+  const json record = timed_record();
+  // fp8 at least 1.5x the bf16 rate of the same shape, both ways of writing it.
+  EXPECT_EQ(single_term("tflops(\"H04\") >= 1.5 * tflops(\"H01\")", record),
+            "true|tflops(\"H04\") is 500; tflops(\"H01\") is 252.1; 1.5 * tflops(\"H01\") is 378.15");
+  EXPECT_EQ(single_term("tflops(\"H04\") / tflops(\"H01\") >= 2", record),
+            "false|tflops(\"H04\") is 500; tflops(\"H01\") is 252.1; tflops(\"H04\") / tflops(\"H01\") is 1.98334");
+  // A constant threshold shows its value.
+  EXPECT_EQ(single_term("tflops(\"H01\") >= 1.10 * 556", record),
+            "false|tflops(\"H01\") is 252.1; 1.1 * 556 is 611.6");
+  // Unknown operands stay unknown through products, `not` and `or`.
+  EXPECT_EQ(single_term("tflops(\"H04\") >= 1.5 * tflops(\"H03\")", record),
+            "false|tflops(\"H03\") is unknown: H03 is FAILED, so it has no timing that counts");
+  EXPECT_FALSE(holds("not (tflops(\"H04\") < 1.5 * tflops(\"H03\")) or false", record));
+  // Division by zero and overflow are unknown, not infinite.
+  EXPECT_EQ(single_term("geomean / 0 > 1", record), "false|geomean / 0 is unknown: it divides by 0");
+  EXPECT_EQ(single_term("not (1e300 * 1e300 > 1)", record),
+            "false|1e+300 * 1e+300 is unknown: the result is not a finite number");
+  EXPECT_FALSE(holds("0 / 0 == 0 or true", record));
+  json slow = record;
+  slow["scenarios"][0]["timing"]["candidate_tflops"] = 1e-320;  // positive, yet dividing by it overflows
+  EXPECT_EQ(single_term("tflops(\"H04\") / tflops(\"H01\") > 1", slow),
+            "false|tflops(\"H04\") / tflops(\"H01\") is unknown: the result is not a finite number");
+}
+
+TEST(GoalParseErrors, ArithmeticErrorsPointAtTheColumn) {
+  const std::vector<ErrorCase> cases = {
+      {"geomean * true > 1", "goal:1:11: '*' needs numbers on both sides; true is true or false"},
+      {"all_passed / 2 > 1", "goal:1:1: '/' needs numbers on both sides; all_passed is true or false"},
+      {"2 * \"H1\" > 1", "goal:1:5: a quoted string can only be a function argument, as in ratio(\"H14\")"},
+      {"geomean + 1 > 2", "goal:1:9: '+' is not an operator; a goal multiplies and divides only ('*', '/')"},
+      {"geomean >= -1", "goal:1:12: '-' is not an operator; a goal multiplies and divides only ('*', '/')"},
+      {"geomean * > 1", "goal:1:11: expected a value, a name or '(', got '>'"},
+      {"2 * tflops(\"H01\")", "goal:1:1: a goal must be true or false, got a number; compare it, as in geomean >= 1.10"},
+      {"tflops > 1", "goal:1:1: tflops needs a scenario: tflops(\"H14\")"},
+      {"gbps(H14) > 1", "goal:1:6: the scenario goes in double quotes, as in gbps(\"H14\")"},
+      {"not geomean * 2 > 1",
+       "goal:1:5: 'not' needs true or false, and geomean is a number ('not' binds tighter than comparisons: write "
+       "not (a < b))"},
+      {"all_passed and\n  2 ** 3 > 1", "goal:2:6: expected a value, a name or '(', got '*'"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(first_line(parse_error(c.text)), c.first_line) << "goal text: " << c.text;
+}
+
+TEST(GoalParse, CanonicalProductsRoundTrip) {
+  const std::vector<std::pair<std::string, std::string>> canon = {
+      {"tflops(\"H12\")>=1.5*tflops( \"H01\" )", "tflops(\"H12\") >= 1.5 * tflops(\"H01\")"},
+      {"((2)) * 3 == 6", "2 * 3 == 6"},
+      {"(2 * 3) / 4 > 1", "(2 * 3) / 4 > 1"},  // a grouped product keeps its parentheses: the tree is not flat
+      {"2 * (3 / 4) > 1", "2 * (3 / 4) > 1"},
+      {"not ((1.10 * 556) < geomean)", "not (1.1 * 556 < geomean)"},
+      {"(1 * 2 > 1) == true", "(1 * 2 > 1) == true"},
+  };
+  for (const auto& [text, expected] : canon) {
+    const std::string canonical = to_string(parse_ok(text));
+    EXPECT_EQ(canonical, expected) << text;
+    EXPECT_EQ(to_string(parse_ok(canonical)), canonical) << "not a fixed point: " << text;
+  }
+  // A long product is one flat node: 20000 factors parse and evaluate without depth.
+  std::string text = "1";
+  for (int i = 0; i < 20000; ++i) text += i % 2 ? " / 2" : " * 2";
+  EXPECT_TRUE(holds(text + " == 1"));
 }
 
 TEST(GoalEval, DefaultExpressionIsUnmetNotACrash) {

@@ -39,7 +39,11 @@ constexpr NameInfo kIdentifiers[] = {
 constexpr NameInfo kFunctions[] = {{"ratio", GoalType::kNumber},
                                    {"ratio_low", GoalType::kNumber},
                                    {"ratio_high", GoalType::kNumber},
-                                   {"passed", GoalType::kBool}};
+                                   {"passed", GoalType::kBool},
+                                   {"tflops", GoalType::kNumber},
+                                   {"gbps", GoalType::kNumber},
+                                   {"peak_flops_percent", GoalType::kNumber},
+                                   {"peak_bandwidth_percent", GoalType::kNumber}};
 
 template <std::size_t N>
 const NameInfo* find_name(const NameInfo (&table)[N], std::string_view name) {
@@ -77,11 +81,13 @@ std::string_view compare_text(GoalCompare op) {
   return "?";
 }
 
+std::string_view arithmetic_text(GoalArithmetic op) { return op == GoalArithmetic::kMultiply ? "*" : "/"; }
+
 // ---------------------------------------------------------------------------------------------------------------
 // Tokens
 
 enum class TokenKind {
-  kEnd, kNumber, kString, kIdentifier, kAnd, kOr, kNot, kTrue, kFalse, kOpen, kClose, kComma, kCompare
+  kEnd, kNumber, kString, kIdentifier, kAnd, kOr, kNot, kTrue, kFalse, kOpen, kClose, kComma, kCompare, kArithmetic
 };
 
 struct Token {
@@ -91,6 +97,7 @@ struct Token {
   std::string text;  // identifier name, or the decoded string
   double number = 0;
   GoalCompare compare = GoalCompare::kEqual;
+  GoalArithmetic arithmetic = GoalArithmetic::kMultiply;
 };
 
 // Thrown only inside this file; parse_goal turns it into an Error.
@@ -133,6 +140,10 @@ class Lexer {
     if (c == '(') return single(TokenKind::kOpen);
     if (c == ')') return single(TokenKind::kClose);
     if (c == ',') return single(TokenKind::kComma);
+    if (c == '*' || c == '/') {
+      current_.arithmetic = c == '*' ? GoalArithmetic::kMultiply : GoalArithmetic::kDivide;
+      return single(TokenKind::kArithmetic);
+    }
     const bool then_equals = pos_ + 1 < text_.size() && text_[pos_ + 1] == '=';
     if (c == '<') return compare(then_equals ? GoalCompare::kLessEqual : GoalCompare::kLess, then_equals ? 2 : 1);
     if (c == '>') return compare(then_equals ? GoalCompare::kGreaterEqual : GoalCompare::kGreater, then_equals ? 2 : 1);
@@ -144,6 +155,9 @@ class Lexer {
     if (c == '&') fail(pos_, "'&' is not an operator; combine with 'and'");
     if (c == '|') fail(pos_, "'|' is not an operator; combine with 'or'");
     if (c == '.') fail(pos_, "a number must start with a digit, as in 0.5");
+    if (c == '+' || c == '-') {
+      fail(pos_, fmt::format("'{}' is not an operator; a goal multiplies and divides only ('*', '/')", c));
+    }
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) {
       fail(pos_, fmt::format("unexpected byte 0x{:02X}", static_cast<unsigned char>(c)));
     }
@@ -280,10 +294,10 @@ class Parser {
   }
 
   std::size_t parse_compare() {
-    const std::size_t left = parse_unary();
+    const std::size_t left = parse_product();
     if (lexer_.peek().kind != TokenKind::kCompare) return left;
     const Token op = lexer_.take();
-    const std::size_t right = parse_unary();
+    const std::size_t right = parse_product();
     for (const std::size_t index : {left, right}) {
       if (nodes_[index].type == GoalType::kString) {
         fail(nodes_[index].begin, "a quoted string can only be a function argument, as in ratio(\"H14\")");
@@ -308,6 +322,37 @@ class Parser {
     node.begin = nodes_[left].begin;
     node.end = nodes_[right].end;
     return add(std::move(node));
+  }
+
+  // `a * b / c` is one node with three operands, evaluated left to right: like a conjunction, a long product costs
+  // no depth.
+  std::size_t parse_product() {
+    const std::size_t first = parse_unary();
+    if (lexer_.peek().kind != TokenKind::kArithmetic) return first;
+    GoalNode node;
+    node.kind = GoalNode::Kind::kProduct;
+    node.type = GoalType::kNumber;
+    node.operands = {first};
+    require_number(first, lexer_.peek());
+    while (lexer_.peek().kind == TokenKind::kArithmetic) {
+      const Token op = lexer_.take();
+      node.arithmetic.push_back(op.arithmetic);
+      node.operands.push_back(parse_unary());
+      require_number(node.operands.back(), op);
+    }
+    node.begin = nodes_[node.operands.front()].begin;
+    node.end = nodes_[node.operands.back()].end;
+    return add(std::move(node));
+  }
+
+  void require_number(std::size_t index, const Token& op) const {
+    if (nodes_[index].type == GoalType::kString) {
+      fail(nodes_[index].begin, "a quoted string can only be a function argument, as in ratio(\"H14\")");
+    }
+    if (nodes_[index].type != GoalType::kNumber) {
+      fail(nodes_[index].begin, fmt::format("'{}' needs numbers on both sides; {} is {}", arithmetic_text(op.arithmetic),
+                                            snippet(index), type_name(nodes_[index].type)));
+    }
   }
 
   std::size_t parse_unary() {
@@ -490,6 +535,11 @@ bool needs_parentheses(const GoalNode& parent, const GoalNode& child) {
     case Kind::kAnd: return child.kind == Kind::kAnd || child.kind == Kind::kOr;
     case Kind::kCompare:
     case Kind::kNot: return child.kind == Kind::kAnd || child.kind == Kind::kOr || child.kind == Kind::kCompare;
+    // Anything but a value or a call: a product keeps its own parentheses too, since (a * b) / c and a * (b / c)
+    // round differently and must read back as the tree they were.
+    case Kind::kProduct:
+      return child.kind != Kind::kNumber && child.kind != Kind::kIdentifier && child.kind != Kind::kCall &&
+             child.kind != Kind::kBool && child.kind != Kind::kString;
     default: return false;
   }
 }
@@ -520,6 +570,13 @@ std::string node_text(const GoalExpression& goal, std::size_t index) {
     case GoalNode::Kind::kCompare:
       return fmt::format("{} {} {}", child(node.operands.at(0)), compare_text(node.compare),
                          child(node.operands.at(1)));
+    case GoalNode::Kind::kProduct: {
+      std::string out = child(node.operands.at(0));
+      for (std::size_t i = 1; i < node.operands.size(); ++i) {
+        out += fmt::format(" {} {}", arithmetic_text(node.arithmetic.at(i - 1)), child(node.operands[i]));
+      }
+      return out;
+    }
     case GoalNode::Kind::kAnd:
     case GoalNode::Kind::kOr: {
       std::string out;
@@ -547,6 +604,7 @@ struct ScenarioView {
   std::string name;
   std::string status;
   Number ratio, ratio_low, ratio_high;
+  Number tflops, gbps, peak_flops_percent, peak_bandwidth_percent;
 };
 
 struct RecordView {
@@ -556,6 +614,7 @@ struct RecordView {
   std::optional<std::vector<ScenarioView>> scenarios;
   std::string scenarios_missing;
   Number geomean, geomean_low, geomean_high;
+  std::string bytes_source;  // environment.peaks.bytes_source: what peak_bandwidth_percent is a percentage of
 };
 
 const json* find_path(const json& root, std::initializer_list<std::string_view> path) {
@@ -578,6 +637,17 @@ Number read_number(const json& root, std::initializer_list<std::string_view> pat
   const double number = value->get<double>();
   if (!std::isfinite(number)) return {std::nullopt, fmt::format("{} is not a finite number", where)};
   return {number, ""};
+}
+
+// A rate or a percentage of peak in a scenario's timing. The runner writes 0 where it had nothing to divide by (no
+// peak for this GPU, no FLOPs or bytes counted), so 0 is "not known", never a measured rate.
+Number read_rate(const json& entry, std::string_view field, const std::string& label, std::string_view why_zero) {
+  const std::string where = fmt::format("{} timing.{}", label, field);
+  Number number = read_number(entry, {"timing", field}, where);
+  if (number.value && *number.value <= 0) {
+    number = {std::nullopt, fmt::format("{} is {}: {}", where, *number.value, why_zero)};
+  }
+  return number;
 }
 
 std::string string_or_empty(const json& object, std::string_view key) {
@@ -626,6 +696,11 @@ RecordView read_record(const json& record) {
       s.ratio = read_number(entry, {"timing", "ratio"}, s.label + " timing.ratio");
       s.ratio_low = read_number(entry, {"timing", "ci_low"}, s.label + " timing.ci_low");
       s.ratio_high = read_number(entry, {"timing", "ci_high"}, s.label + " timing.ci_high");
+      s.tflops = read_rate(entry, "candidate_tflops", s.label, "the plugin counts no FLOPs for it");
+      s.gbps = read_rate(entry, "candidate_gbps", s.label, "the plugin counts no bytes for it");
+      s.peak_flops_percent = read_rate(entry, "percent_of_peak_flops", s.label, "no FLOP/s peak was known for the GPU");
+      s.peak_bandwidth_percent =
+          read_rate(entry, "percent_of_peak_bandwidth", s.label, "no bandwidth peak was known for the GPU");
       list.push_back(std::move(s));
     }
     if (view.scenarios_missing.empty()) view.scenarios = std::move(list);
@@ -633,6 +708,9 @@ RecordView read_record(const json& record) {
   view.geomean = read_number(record, {"summary", "geomean", "value"}, "summary.geomean.value");
   view.geomean_low = read_number(record, {"summary", "geomean", "ci_low"}, "summary.geomean.ci_low");
   view.geomean_high = read_number(record, {"summary", "geomean", "ci_high"}, "summary.geomean.ci_high");
+  if (const json* source = find_path(record, {"environment", "peaks", "bytes_source"}); source && source->is_string()) {
+    view.bytes_source = source->get<std::string>();
+  }
   return view;
 }
 
@@ -700,6 +778,7 @@ class TermEvaluator {
         return Value{0, numbers ? compare(left->number, right->number, node.compare)
                                 : compare(left->boolean, right->boolean, node.compare)};
       }
+      case GoalNode::Kind::kProduct: return product(index);
     }
     return std::nullopt;
   }
@@ -739,6 +818,32 @@ class TermEvaluator {
   // The same name may appear twice in a term (`geomean > 1 and geomean < 2`); say it once.
   static void note(std::vector<std::string>& list, std::string line) {
     if (std::find(list.begin(), list.end(), line) == list.end()) list.push_back(std::move(line));
+  }
+
+  // Every operand is evaluated, so each unknown one is reported; the product itself is stated as a fact, because a
+  // threshold such as 1.5 * tflops("H01") is what the comparison was against.
+  std::optional<Value> product(std::size_t index) {
+    const GoalNode& node = goal_.nodes.at(index);
+    std::vector<std::optional<Value>> values;
+    for (const std::size_t operand : node.operands) values.push_back(eval(operand));
+    if (std::any_of(values.begin(), values.end(), [](const auto& v) { return !v.has_value(); })) return std::nullopt;
+    const std::string what = node_text(goal_, index);
+    double result = values.front()->number;
+    for (std::size_t i = 1; i < values.size(); ++i) {
+      const double operand = values[i]->number;
+      if (node.arithmetic.at(i - 1) == GoalArithmetic::kMultiply) {
+        result *= operand;
+      } else if (operand == 0) {
+        const GoalNode& divisor = goal_.nodes.at(node.operands[i]);
+        return unknown(what, divisor.kind == GoalNode::Kind::kNumber
+                                 ? std::string("it divides by 0")
+                                 : fmt::format("it divides by {}, which is 0", node_text(goal_, node.operands[i])));
+      } else {
+        result /= operand;
+      }
+    }
+    if (!std::isfinite(result)) return unknown(what, "the result is not a finite number");
+    return number_fact(what, result);
   }
 
   std::optional<Value> from_number(const std::string& what, const Number& number) {
@@ -792,13 +897,24 @@ class TermEvaluator {
     if (function == "passed") {
       return bool_fact(found->status == "PASSED", fmt::format("{} is {}", found->label, found->status));
     }
-    // A ratio measured on a scenario that did not pass says nothing about the kernel; it never meets a goal.
+    // A time measured on a scenario that did not pass says nothing about the kernel; it never meets a goal.
     if (found->status != "PASSED") {
-      return unknown(what, fmt::format("{} is {}, so it has no ratio", found->label, found->status));
+      const bool is_ratio = function.rfind("ratio", 0) == 0;
+      return unknown(what, fmt::format("{} is {}, so it has no {}", found->label, found->status,
+                                       is_ratio ? "ratio" : "timing that counts"));
     }
     if (function == "ratio") return from_number(what, found->ratio);
     if (function == "ratio_low") return from_number(what, found->ratio_low);
-    return from_number(what, found->ratio_high);
+    if (function == "ratio_high") return from_number(what, found->ratio_high);
+    if (function == "tflops") return from_number(what, found->tflops);
+    if (function == "gbps") return from_number(what, found->gbps);
+    if (function == "peak_flops_percent") return from_number(what, found->peak_flops_percent);
+    // The bandwidth peak is the copy bandwidth the worker measured; an older or probe-less record used a declared
+    // figure, and a target stated against the measured copy must know which it was given.
+    const bool declared = !record_.bytes_source.empty() && record_.bytes_source.rfind("measured", 0) != 0;
+    if (!found->peak_bandwidth_percent.value) return from_number(what, found->peak_bandwidth_percent);
+    return number_fact(what, *found->peak_bandwidth_percent.value,
+                       declared ? fmt::format(" (of a {} bandwidth, not a measured copy)", record_.bytes_source) : "");
   }
 
   // Ids first: a name that equals another scenario's id must not shadow it.

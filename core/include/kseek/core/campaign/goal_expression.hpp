@@ -18,17 +18,19 @@ inline constexpr std::size_t kMaxGoalNesting = 64;
 
 enum class GoalType { kBool, kNumber, kString };
 enum class GoalCompare { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual };
+enum class GoalArithmetic { kMultiply, kDivide };
 
 // One node of a parsed goal. Every node's type was checked by parse_goal, so evaluation needs no type errors.
 struct GoalNode {
-  enum class Kind { kNumber, kString, kBool, kIdentifier, kCall, kNot, kAnd, kOr, kCompare };
+  enum class Kind { kNumber, kString, kBool, kIdentifier, kCall, kNot, kAnd, kOr, kCompare, kProduct };
   Kind kind = Kind::kBool;
   GoalType type = GoalType::kBool;
   double number = 0;                   // kNumber
   bool boolean = false;                // kBool
   std::string name;                    // kString: the decoded text; kIdentifier, kCall: the name
   GoalCompare compare = GoalCompare::kEqual;  // kCompare
-  std::vector<std::size_t> operands;   // indices into GoalExpression::nodes; kAnd and kOr have two or more
+  std::vector<GoalArithmetic> arithmetic;     // kProduct: the operator before operands[i + 1], left to right
+  std::vector<std::size_t> operands;   // indices into GoalExpression::nodes; kAnd, kOr, kProduct have two or more
   std::size_t begin = 0;               // byte span in the source, parentheses included when the node was
   std::size_t end = 0;                 // written inside them
 };
@@ -40,8 +42,9 @@ struct GoalExpression {
   std::size_t root = 0;
 };
 
-// Grammar (docs/goals.md): or  := and {"or" and};  and := cmp {"and" cmp};  cmp := unary [op unary];
-// unary := "not" unary | primary;  primary := number | string | true | false | name | name "(" string ")" | "(" or ")".
+// Grammar (docs/goals.md): or  := and {"or" and};  and := cmp {"and" cmp};  cmp := product [op product];
+// product := unary {("*" | "/") unary};  unary := "not" unary | primary;
+// primary := number | string | true | false | name | name "(" string ")" | "(" or ")".
 // Errors read `goal:LINE:COLUMN: problem` (column in characters, 1-based), then the source line and a caret.
 Result<GoalExpression> parse_goal(std::string_view text);
 
