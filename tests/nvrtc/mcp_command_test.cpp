@@ -88,7 +88,9 @@ TEST_F(McpCommand, AFolderWithoutACampaignGivesToolErrorsNamingCampaignJson) {
     EXPECT_NE(text_of(replies[id]).find("campaign.json"), std::string::npos) << text_of(replies[id]);
     EXPECT_EQ(replies[id]["result"]["structuredContent"]["status"], "ERROR");
   }
-  EXPECT_EQ(replies[4]["error"]["code"], -32602) << "missing text is a protocol error: " << replies[4].dump();
+  ASSERT_TRUE(replies[4].contains("result")) << "missing text is a tool error (MCP 2025-11-25): " << replies[4].dump();
+  EXPECT_EQ(replies[4]["result"]["isError"], true);
+  EXPECT_NE(text_of(replies[4]).find("missing required argument 'text'"), std::string::npos) << text_of(replies[4]);
   EXPECT_EQ(replies[5]["result"], json::object());
 }
 
