@@ -2,6 +2,7 @@
 // without a GPU, and the hooks' JSON for Claude Code and Codex (exact key sets, blocking and allowing).
 // It must never need a GPU: evidence that meets the goal is a synthetic record written through the store.
 #include <fstream>
+#include <regex>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -79,6 +80,21 @@ TEST_F(CampaignCli, InitWritesTheCampaignAndTheAgentFiles) {
   EXPECT_EQ(settings["hooks"]["PostToolUse"][0]["matcher"], "Bash|mcp__kseek__.*");
   const json mcp = json::parse(*read_file(dir_ / ".mcp.json"));
   EXPECT_EQ(mcp["mcpServers"]["kseek"]["args"][0], "mcp");
+  // Claude Code: `timeout` (ms) bounds one tool call, an evaluation takes minutes (docs/mcp.md: 3600000).
+  EXPECT_EQ(mcp["mcpServers"]["kseek"]["type"], "stdio");
+  EXPECT_GE(mcp["mcpServers"]["kseek"].value("timeout", 0), 3600000) << mcp.dump();
+  EXPECT_TRUE(fs::path(mcp["mcpServers"]["kseek"]["env"].value("KSEEK_KEY_DIR", "")).is_absolute()) << mcp.dump();
+
+  // Codex: the PostToolUse matcher also sees MCP tool calls (Codex names them mcp__<server>__<tool> in hooks, as
+  // Claude Code does), so an eval through MCP is noticed like one through Bash.
+  const json codex_hooks = json::parse(*read_file(dir_ / ".codex/hooks.json"));
+  for (const json* hooks : {&settings["hooks"], &codex_hooks["hooks"]}) {
+    const std::regex matcher((*hooks)["PostToolUse"][0]["matcher"].get<std::string>());
+    for (const char* tool : {"Bash", "mcp__kseek__eval", "mcp__kseek__claim"}) {
+      EXPECT_TRUE(std::regex_match(tool, matcher)) << tool << " is missed by " << (*hooks)["PostToolUse"][0]["matcher"];
+    }
+    EXPECT_FALSE(std::regex_match("mcp__other__eval", matcher));
+  }
   EXPECT_EQ(*read_file(dir_ / "CLAUDE.md"), "@AGENTS.md\n");
   const std::string agents = *read_file(dir_ / "AGENTS.md");
   EXPECT_NE(agents.find("all_passed and geomean >= 1.10"), std::string::npos);
