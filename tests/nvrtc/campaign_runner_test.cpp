@@ -317,7 +317,12 @@ TEST_F(CampaignRunner, ClaudeAndCodexGetTheHooksAndTheMcpServerOnTheirCommandLin
   EXPECT_NE(settings["hooks"]["Stop"][0]["hooks"][0]["command"].get<std::string>().find("hook stop --host claude"), std::string::npos);
   const json mcp = json::parse(*read_file(after(argv, "--mcp-config")));
   EXPECT_EQ(mcp["mcpServers"]["kseek"]["args"][0], "mcp");
+  EXPECT_GE(mcp["mcpServers"]["kseek"].value("timeout", 0), 3600000) << "a tool call may be a whole evaluation";
   EXPECT_EQ(argv.back(), "<PROMPT>");
+  // Claude Code ends a turn itself after its block cap (8 by default): the agent is told to honour every block the
+  // campaign's budget allows, and the default budget is within the cap anyway.
+  EXPECT_EQ(c["environment"].value("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", ""), std::to_string(CampaignThresholds{}.hook_block_budget + 1));
+  EXPECT_LE(CampaignThresholds{}.hook_block_budget, kHostStopBlockCap);
 
   auto codex = run_command(quoted(KSEEK_EXE) + " run " + quoted(dir_) + " --agent codex --agent-arg=--model=x --dry-run --json");
   ASSERT_EQ(codex.exit_code, 0) << codex.out;
