@@ -2,6 +2,7 @@
 // without a GPU, and the hooks' JSON for Claude Code and Codex (exact key sets, blocking and allowing).
 // It must never need a GPU: evidence that meets the goal is a synthetic record written through the store.
 #include <fstream>
+#include <regex>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -79,6 +80,21 @@ TEST_F(CampaignCli, InitWritesTheCampaignAndTheAgentFiles) {
   EXPECT_EQ(settings["hooks"]["PostToolUse"][0]["matcher"], "Bash|mcp__kseek__.*");
   const json mcp = json::parse(*read_file(dir_ / ".mcp.json"));
   EXPECT_EQ(mcp["mcpServers"]["kseek"]["args"][0], "mcp");
+  // Claude Code: `timeout` (ms) bounds one tool call, an evaluation takes minutes (docs/mcp.md: 3600000).
+  EXPECT_EQ(mcp["mcpServers"]["kseek"]["type"], "stdio");
+  EXPECT_GE(mcp["mcpServers"]["kseek"].value("timeout", 0), 3600000) << mcp.dump();
+  EXPECT_TRUE(fs::path(mcp["mcpServers"]["kseek"]["env"].value("KSEEK_KEY_DIR", "")).is_absolute()) << mcp.dump();
+
+  // Codex: the PostToolUse matcher also sees MCP tool calls (Codex names them mcp__<server>__<tool> in hooks, as
+  // Claude Code does), so an eval through MCP is noticed like one through Bash.
+  const json codex_hooks = json::parse(*read_file(dir_ / ".codex/hooks.json"));
+  for (const json* hooks : {&settings["hooks"], &codex_hooks["hooks"]}) {
+    const std::regex matcher((*hooks)["PostToolUse"][0]["matcher"].get<std::string>());
+    for (const char* tool : {"Bash", "mcp__kseek__eval", "mcp__kseek__claim"}) {
+      EXPECT_TRUE(std::regex_match(tool, matcher)) << tool << " is missed by " << (*hooks)["PostToolUse"][0]["matcher"];
+    }
+    EXPECT_FALSE(std::regex_match("mcp__other__eval", matcher));
+  }
   EXPECT_EQ(*read_file(dir_ / "CLAUDE.md"), "@AGENTS.md\n");
   const std::string agents = *read_file(dir_ / "AGENTS.md");
   EXPECT_NE(agents.find("all_passed and geomean >= 1.10"), std::string::npos);
@@ -123,7 +139,7 @@ TEST_F(CampaignCli, StopHookBlocksWithUnmetTermsAndAQuestionThenSpendsItsBudget)
   ASSERT_EQ(log_of_type("claim").size(), 1u) << "the completion phrase is logged as a claim";
   EXPECT_EQ(log_of_type("claim")[0]["kind"], "done");
 
-  // stop_hook_active is not trusted: the budget (12 by default) is kseek's own, per session.
+  // stop_hook_active is not trusted: the budget (8 by default) is kseek's own, per session.
   int blocks = 1;
   for (; blocks < 20; ++blocks) {
     auto next = hook("stop", {{"session_id", "s1"}, {"stop_hook_active", true}});
@@ -135,12 +151,15 @@ TEST_F(CampaignCli, StopHookBlocksWithUnmetTermsAndAQuestionThenSpendsItsBudget)
       break;
     }
   }
-  EXPECT_EQ(blocks, 12) << "the stop is allowed once the session's block budget is spent";
+  // The default budget (8) is what Claude Code honours before ending a turn on its own (kHostStopBlockCap): the log's
+  // "budget spent" record, not the host's override, ends the blocking.
+  EXPECT_EQ(blocks, 8) << "the stop is allowed once the session's block budget is spent";
+  EXPECT_LE(blocks, kHostStopBlockCap);
   auto other_session = hook("stop", {{"session_id", "s2"}});
   EXPECT_EQ(json::parse(other_session.out)["decision"], "block") << "budgets are per session";
   std::size_t block_records = 0;
   for (const auto& h : log_of_type("hook")) block_records += h["decision"] == "block";
-  EXPECT_EQ(block_records, 13u);
+  EXPECT_EQ(block_records, 9u);
 }
 
 TEST_F(CampaignCli, StopHookAllowsWhenTheGoalHoldsAndSpeaksCodexToo) {

@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -20,6 +22,7 @@
 #include "kseek/core/util/files.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_folder.hpp"
+#include "support/toml_reader.hpp"
 
 namespace kseek {
 namespace {
@@ -31,6 +34,29 @@ using testing::run_command;
 const fs::path kFixtures = fs::path(KSEEK_FIXTURE_CANDIDATES).parent_path();
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// One shell word for any text (single quotes; a quote inside becomes '\'').
+std::string shell_word(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The `-c KEY=VALUE` overrides of a Codex command line, each value read back as TOML, by KEY.
+json codex_overrides(const std::vector<std::string>& argv) {
+  json config = json::object();
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] != "-c") continue;
+    const std::string& kv = argv[i + 1];
+    const std::size_t eq = kv.find('=');
+    if (eq == std::string::npos) {
+      ADD_FAILURE() << "-c without '=': " << kv;
+      continue;
+    }
+    config[kv.substr(0, eq)] = testing::TomlReader::value(kv.substr(eq + 1));
+  }
+  return config;
+}
 
 class CampaignRunner : public ::testing::Test {
  protected:
@@ -291,7 +317,12 @@ TEST_F(CampaignRunner, ClaudeAndCodexGetTheHooksAndTheMcpServerOnTheirCommandLin
   EXPECT_NE(settings["hooks"]["Stop"][0]["hooks"][0]["command"].get<std::string>().find("hook stop --host claude"), std::string::npos);
   const json mcp = json::parse(*read_file(after(argv, "--mcp-config")));
   EXPECT_EQ(mcp["mcpServers"]["kseek"]["args"][0], "mcp");
+  EXPECT_GE(mcp["mcpServers"]["kseek"].value("timeout", 0), 3600000) << "a tool call may be a whole evaluation";
   EXPECT_EQ(argv.back(), "<PROMPT>");
+  // Claude Code ends a turn itself after its block cap (8 by default): the agent is told to honour every block the
+  // campaign's budget allows, and the default budget is within the cap anyway.
+  EXPECT_EQ(c["environment"].value("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", ""), std::to_string(CampaignThresholds{}.hook_block_budget + 1));
+  EXPECT_LE(CampaignThresholds{}.hook_block_budget, kHostStopBlockCap);
 
   auto codex = run_command(quoted(KSEEK_EXE) + " run " + quoted(dir_) + " --agent codex --agent-arg=--model=x --dry-run --json");
   ASSERT_EQ(codex.exit_code, 0) << codex.out;
@@ -308,8 +339,73 @@ TEST_F(CampaignRunner, ClaudeAndCodexGetTheHooksAndTheMcpServerOnTheirCommandLin
   EXPECT_NE(overrides.find("hooks.Stop=[{hooks = [{command = "), std::string::npos) << overrides;
   EXPECT_NE(overrides.find("hook stop --host codex"), std::string::npos) << overrides;
   EXPECT_NE(std::find(cx.begin(), cx.end(), "--model=x"), cx.end());
+
+  // The overrides read back as TOML, checked against Codex's schema for a stdio server (codex-rs/config/src/
+  // mcp_types.rs, RawMcpServerConfig) and hooks (codex-rs/config/src/hook_config.rs).
+  const json config = codex_overrides(cx);
+  const json& server = config["mcp_servers.kseek"];
+  const std::set<std::string> stdio_keys = {"command", "args", "env", "env_vars", "cwd", "startup_timeout_sec",
+                                            "tool_timeout_sec", "enabled", "required", "enabled_tools", "disabled_tools"};
+  for (const auto& [key, value] : server.items()) EXPECT_TRUE(stdio_keys.count(key)) << "Codex knows no '" << key << "'";
+  EXPECT_EQ(server["command"], KSEEK_EXE);
+  EXPECT_GE(server.value("tool_timeout_sec", 0), 3600);
+  ASSERT_TRUE(server["env"].is_object());
+  for (const auto& [name, value] : server["env"].items()) EXPECT_TRUE(value.is_string()) << name;
+  EXPECT_TRUE(fs::path(server["env"].value("KSEEK_KEY_DIR", "")).is_absolute()) << server.dump();
+  const std::vector<std::string> forwarded = server["env_vars"];
+  for (const char* name : {"KSEEK_PLUGIN_PATH", "KSEEK_QUESTION_PATH", "CUDA_VISIBLE_DEVICES"}) {
+    EXPECT_NE(std::find(forwarded.begin(), forwarded.end(), name), forwarded.end()) << name;
+  }
+  const std::regex post_tool(config["hooks.PostToolUse"][0]["matcher"].get<std::string>());
+  EXPECT_TRUE(std::regex_match("mcp__kseek__eval", post_tool)) << "MCP tool calls reach the post-tool hook";
+  EXPECT_TRUE(std::regex_match("Bash", post_tool));
   // Nothing was started or logged by a dry run.
   EXPECT_TRUE(sessions("start").empty());
+}
+
+// Codex runs the hooks of every config layer without de-duplicating them: a trusted campaign's .codex/hooks.json and
+// the `-c hooks.*` that `kseek run` passes would both run. Each registration's Stop command is run here as Codex runs
+// a hook (a shell, the host's environment, the payload on stdin): under `kseek run` one stop is one hook record and
+// one block; a person's Codex started in the campaign without `kseek run` is still gated by the project file.
+TEST_F(CampaignRunner, UnderKseekRunOneCodexStopCountsOnceAndAsksOneQuestion) {
+  init("all_passed and geomean >= 1.30");
+  auto codex = run_command(quoted(KSEEK_EXE) + " run " + quoted(dir_) + " --agent codex --dry-run --json");
+  ASSERT_EQ(codex.exit_code, 0) << codex.out;
+  const std::vector<std::string> argv = json::parse(codex.out)["argv"];
+  const json config = codex_overrides(argv);
+  const std::string from_run = config["hooks.Stop"][0]["hooks"][0]["command"];
+  const json project = json::parse(*read_file(dir_ / ".codex" / "hooks.json"));
+  const std::string from_project = project["hooks"]["Stop"][0]["hooks"][0]["command"];
+  const fs::path payload = root_ / "stop-payload.json";
+  {
+    std::ofstream(payload) << json{{"session_id", "codex-1"}, {"turn_id", "turn-1"}, {"hook_event_name", "Stop"},
+                                   {"stop_hook_active", false}, {"last_assistant_message", "Working on it."}}.dump();
+  }
+  auto run_hook = [&](const std::string& command, const std::string& environment) {
+    return run_command(environment + "/bin/sh -c " + shell_word(command) + " < " + quoted(payload));
+  };
+  auto blocks = [&] {
+    int n = 0;
+    for (const auto& r : records("hook")) n += r.value("decision", "") == "block";
+    return n;
+  };
+  const std::size_t questions_before = records("question").size();
+  const std::string under_run = "KSEEK_CAMPAIGN=" + quoted(dir_) + " KSEEK_RUN_SESSION=1 ";
+  const auto a = run_hook(from_run, under_run);
+  const auto b = run_hook(from_project, under_run);
+  EXPECT_EQ(a.exit_code, 0);
+  EXPECT_EQ(json::parse(a.out).value("decision", ""), "block") << a.out;
+  EXPECT_EQ(b.exit_code, 0) << "the project's copy yields to the run's with a clean exit";
+  EXPECT_EQ(b.out, "") << "and says nothing (Codex reads an empty answer as no opinion)";
+  EXPECT_EQ(blocks(), 1) << "one stop, one block counted";
+  EXPECT_EQ(records("question").size(), questions_before + 1) << "one stop, one question";
+
+  // Without `kseek run` (or for another campaign's run) the project's hooks are the gate.
+  const auto alone = run_hook(from_project, "env -u KSEEK_RUN_SESSION -u KSEEK_CAMPAIGN ");
+  EXPECT_EQ(json::parse(alone.out).value("decision", ""), "block") << alone.out;
+  const auto other = run_hook(from_project, "KSEEK_CAMPAIGN=/elsewhere KSEEK_RUN_SESSION=1 ");
+  EXPECT_EQ(json::parse(other.out).value("decision", ""), "block") << other.out;
+  EXPECT_EQ(blocks(), 3);
 }
 
 TEST(AgentCommandLine, SplitsOnBlanksAndGroupsQuotes) {

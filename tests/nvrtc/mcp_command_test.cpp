@@ -1,8 +1,10 @@
 // `kseek mcp` end to end: a scripted MCP session piped into the real binary, against a folder without a campaign and
 // against one made by `kseek init`. It must never need a GPU: eval is accepted either way it can honestly end.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,8 +12,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "kseek/core/util/files.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_folder.hpp"
+#include "support/toml_reader.hpp"
 
 namespace {
 
@@ -33,7 +37,8 @@ class McpCommand : public ::testing::Test {
 
   // Pipes `messages` (one per line, after the handshake) into `kseek mcp --campaign DIR`; returns the replies by id.
   // Every stdout line must be a JSON-RPC message: anything else fails the test.
-  std::map<int, json> session(const fs::path& dir, const std::vector<json>& messages) {
+  std::map<int, json> session(const fs::path& dir, const std::vector<json>& messages,
+                              const std::string& environment = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-mcp-test-cache\" ") {
     const fs::path in = root_ / "session.jsonl";
     {
       std::ofstream script(in);
@@ -44,9 +49,8 @@ class McpCommand : public ::testing::Test {
              << json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() << "\n";
       for (const auto& m : messages) script << m.dump() << "\n";
     }
-    const auto run = kseek::testing::run_command("KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-mcp-test-cache\" '" +
-                                                 std::string(KSEEK_EXE) + "' mcp --campaign '" + dir.string() +
-                                                 "' < '" + in.string() + "' 2>/dev/null");
+    const auto run = kseek::testing::run_command(environment + "'" + std::string(KSEEK_EXE) + "' mcp --campaign '" +
+                                                 dir.string() + "' < '" + in.string() + "' 2>/dev/null");
     EXPECT_EQ(run.exit_code, 0) << "EOF on stdin must end the server with 0";
     std::map<int, json> replies;
     std::istringstream lines(run.out);
@@ -88,7 +92,9 @@ TEST_F(McpCommand, AFolderWithoutACampaignGivesToolErrorsNamingCampaignJson) {
     EXPECT_NE(text_of(replies[id]).find("campaign.json"), std::string::npos) << text_of(replies[id]);
     EXPECT_EQ(replies[id]["result"]["structuredContent"]["status"], "ERROR");
   }
-  EXPECT_EQ(replies[4]["error"]["code"], -32602) << "missing text is a protocol error: " << replies[4].dump();
+  ASSERT_TRUE(replies[4].contains("result")) << "missing text is a tool error (MCP 2025-11-25): " << replies[4].dump();
+  EXPECT_EQ(replies[4]["result"]["isError"], true);
+  EXPECT_NE(text_of(replies[4]).find("missing required argument 'text'"), std::string::npos) << text_of(replies[4]);
   EXPECT_EQ(replies[5]["result"], json::object());
 }
 
@@ -130,6 +136,75 @@ TEST_F(McpCommand, ACampaignAnswersStatusAskClaimGateAndEval) {
                                         line.find("\"source\":\"mcp\"") != std::string::npos);
   }
   EXPECT_TRUE(claim_from_mcp) << "the claim is logged with source mcp";
+}
+
+// One shell word for any text (single quotes; a quote inside becomes '\'').
+std::string shell_word(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Codex starts a stdio MCP server with a trimmed environment: these variables of its own (on Unix), the names the
+// server's `env_vars` lists, then the server's `env` table on top (codex-rs/rmcp-client/src/utils.rs,
+// create_env_for_mcp_server and DEFAULT_ENV_VARS). Returned as an `env -i NAME=VALUE ...` prefix.
+std::string codex_server_environment(const json& server, bool with_config) {
+  std::vector<std::string> names = {"HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"};
+  std::map<std::string, std::string> env;
+  if (with_config) {
+    for (const auto& name : server.value("env_vars", json::array())) names.push_back(name.get<std::string>());
+  }
+  for (const auto& name : names) {
+    if (const char* value = std::getenv(name.c_str()); value != nullptr) env[name] = value;
+  }
+  if (with_config) {
+    const json table = server.value("env", json::object());  // named: items() of a temporary would dangle
+    for (const auto& [name, value] : table.items()) env[name] = value.get<std::string>();
+  }
+  std::string prefix = "env -i ";
+  for (const auto& [name, value] : env) prefix += shell_word(name + "=" + value) + " ";
+  return prefix;
+}
+
+// A campaign made with its key in a folder of its own (KSEEK_KEY_DIR), then served the way Codex would serve it from
+// the generated .codex/config.toml: the recording tools work. Without what config.toml adds, the error names the
+// folder it looked in and the variable that chooses it, not a misleading "not on this machine".
+TEST_F(McpCommand, CodexTrimmedEnvironmentStillFindsTheCampaignKey) {
+  const fs::path dir = root_ / "c";
+  const fs::path keys = root_ / "keys";
+  const auto init = kseek::testing::run_command("KSEEK_KEY_DIR='" + keys.string() + "' KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/"
+                                                "kseek-mcp-test-cache\" '" + std::string(KSEEK_EXE) + "' init '" +
+                                                dir.string() + "' --plugin example.softmax 2>&1");
+  ASSERT_EQ(init.exit_code, 0) << init.out;
+  const json config = kseek::testing::TomlReader::document(*kseek::read_file(dir / ".codex" / "config.toml"));
+  ASSERT_TRUE(config.contains("mcp_servers")) << config.dump();
+  const json& server = config["mcp_servers"]["kseek"];
+  // Only keys Codex's stdio server schema has (codex-rs/config/src/mcp_types.rs, RawMcpServerConfig), typed as it
+  // reads them: env a table of strings, env_vars a list of names, timeouts in seconds.
+  const std::set<std::string> stdio_keys = {"command", "args", "env", "env_vars", "cwd", "startup_timeout_sec",
+                                            "tool_timeout_sec", "enabled", "required", "enabled_tools", "disabled_tools"};
+  for (const auto& [key, value] : server.items()) EXPECT_TRUE(stdio_keys.count(key)) << "Codex knows no '" << key << "'";
+  EXPECT_EQ(server["command"], KSEEK_EXE);
+  EXPECT_EQ(server["args"], json({"mcp", "--campaign", dir.string()}));
+  ASSERT_TRUE(server["env"].is_object()) << server.dump();
+  for (const auto& [name, value] : server["env"].items()) EXPECT_TRUE(value.is_string()) << name;
+  ASSERT_TRUE(server["env_vars"].is_array()) << server.dump();
+  for (const auto& name : server["env_vars"]) EXPECT_TRUE(name.is_string());
+  EXPECT_TRUE(server["tool_timeout_sec"].is_number());
+  EXPECT_GE(server.value("tool_timeout_sec", 0), 3600) << "a tool call may be a whole evaluation";
+  EXPECT_EQ(fs::weakly_canonical(server["env"].value("KSEEK_KEY_DIR", "")), fs::weakly_canonical(keys));
+
+  const json claim = call(1, "claim", {{"kind", "limit"}, {"text", "memory bound: 90% of peak bandwidth"}});
+  auto served = session(dir, {claim}, codex_server_environment(server, true));
+  ASSERT_EQ(served.count(1), 1U);
+  EXPECT_EQ(served[1]["result"]["isError"], false) << text_of(served[1]);
+
+  auto trimmed = session(dir, {claim}, codex_server_environment(server, false));
+  ASSERT_EQ(trimmed.count(1), 1U);
+  EXPECT_EQ(trimmed[1]["result"]["isError"], true) << text_of(trimmed[1]);
+  const std::string why = text_of(trimmed[1]);
+  EXPECT_NE(why.find("KSEEK_KEY_DIR"), std::string::npos) << why;
+  EXPECT_NE(why.find("looked in"), std::string::npos) << why;
 }
 
 }  // namespace

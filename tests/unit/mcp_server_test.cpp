@@ -246,21 +246,16 @@ TEST(McpServer, ProtocolErrorsCarryTheirJsonRpcCodes) {
   EXPECT_TRUE(fake.calls.empty()) << "no protocol error may run a tool";
 }
 
-TEST(McpServer, BadToolCallsAreInvalidParamsAndRunNothing) {
+// MCP 2025-11-25, server/tools "Error Handling" (SEP-1303): a call the request schema rejects (no tool name, an
+// unknown tool, arguments that are not an object) is a JSON-RPC error; arguments the tool's input schema rejects are
+// a tool execution error, a result with isError, so that the model reads the message and corrects its call.
+TEST(McpServer, MalformedToolCallsAreInvalidParamsAndRunNothing) {
   FakeCampaign fake;
   auto server = make_server(fake.handlers());
   const std::vector<std::pair<json, std::string>> cases = {
       {request(1, "tools/call", {{"name", "compile"}}), "unknown tool 'compile'"},
       {request(2, "tools/call", json::object()), "params.name"},
       {request(3, "tools/call", {{"name", 5}}), "params.name"},
-      {call(4, "claim", {{"kind", "limit"}}), "missing required argument 'text'"},
-      {call(5, "claim", {{"text", "x"}}), "missing required argument 'kind'"},
-      {call(6, "claim", {{"kind", "maybe"}, {"text", "x"}}), "expected one of"},
-      {call(7, "claim", {{"kind", "done"}, {"text", ""}}), "at least 1"},
-      {call(8, "eval", {{"correctness_only", "yes"}}), "must be a boolean"},
-      {call(9, "ask", {{"event", "lunch"}}), "'event'"},
-      {call(10, "ask", {{"event", 3}}), "must be a string"},
-      {call(11, "status", {{"verbose", true}}), "unknown argument 'verbose'"},
       {request(12, "tools/call", {{"name", "eval"}, {"arguments", "all"}}), "must be an object"},
   };
   for (const auto& [message, expected_text] : cases) {
@@ -272,6 +267,35 @@ TEST(McpServer, BadToolCallsAreInvalidParamsAndRunNothing) {
         << reply["error"]["message"] << " should mention " << expected_text;
   }
   EXPECT_TRUE(fake.calls.empty());
+}
+
+TEST(McpServer, ArgumentsTheSchemaRejectsAreToolErrorsAndRunNothing) {
+  FakeCampaign fake;
+  auto server = make_server(fake.handlers());
+  const std::vector<std::pair<json, std::string>> cases = {
+      {call(4, "claim", {{"kind", "limit"}}), "missing required argument 'text'"},
+      {call(5, "claim", {{"text", "x"}}), "missing required argument 'kind'"},
+      {call(6, "claim", {{"kind", "maybe"}, {"text", "x"}}), "expected one of"},
+      {call(7, "claim", {{"kind", "done"}, {"text", ""}}), "at least 1"},
+      {call(8, "eval", {{"correctness_only", "yes"}}), "must be a boolean"},
+      {call(9, "ask", {{"event", "lunch"}}), "'event'"},
+      {call(10, "ask", {{"event", 3}}), "must be a string"},
+      {call(11, "status", {{"verbose", true}}), "unknown argument 'verbose'"},
+  };
+  for (const auto& [message, expected_text] : cases) {
+    const json reply = send_line(server, message.dump());
+    EXPECT_EQ(reply["id"], message["id"]);
+    ASSERT_TRUE(reply.contains("result")) << "a tool error, not a protocol error: " << reply.dump();
+    EXPECT_FALSE(reply.contains("error")) << reply.dump();
+    const json& result = reply["result"];
+    EXPECT_EQ(result["isError"], true) << message.dump();
+    const std::string text = result["content"][0]["text"];
+    EXPECT_EQ(result["content"][0]["type"], "text");
+    EXPECT_NE(text.find(expected_text), std::string::npos) << text << " should mention " << expected_text;
+    EXPECT_NE(text.find(message["params"]["name"].get<std::string>()), std::string::npos) << "names the tool: " << text;
+    EXPECT_EQ(result["structuredContent"]["status"], "INVALID_ARGUMENTS") << result.dump();
+  }
+  EXPECT_TRUE(fake.calls.empty()) << "a call with arguments the schema rejects never reaches a handler";
 }
 
 TEST(McpServer, MalformedLineThenAValidRequestIsStillAnswered) {

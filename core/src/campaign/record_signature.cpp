@@ -40,15 +40,27 @@ bool valid_id(std::string_view id) {
 
 }  // namespace
 
+namespace {
+
+bool is_set(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0';
+}
+
+}  // namespace
+
 fs::path campaign_key_dir() {
-  if (const char* dir = std::getenv("KSEEK_KEY_DIR"); dir != nullptr && *dir != '\0') return dir;
-  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return fs::path(xdg) / "kernelseek" / "campaign-keys";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return fs::path(home) / ".local" / "state" / "kernelseek" / "campaign-keys";
-  }
+  if (is_set("KSEEK_KEY_DIR")) return std::getenv("KSEEK_KEY_DIR");
+  if (is_set("XDG_STATE_HOME")) return fs::path(std::getenv("XDG_STATE_HOME")) / "kernelseek" / "campaign-keys";
+  if (is_set("HOME")) return fs::path(std::getenv("HOME")) / ".local" / "state" / "kernelseek" / "campaign-keys";
   return fs::temp_directory_path() / "kernelseek-campaign-keys";
+}
+
+std::string campaign_key_dir_origin() {
+  if (is_set("KSEEK_KEY_DIR")) return "$KSEEK_KEY_DIR";
+  if (is_set("XDG_STATE_HOME")) return "$XDG_STATE_HOME/kernelseek/campaign-keys; KSEEK_KEY_DIR is not set";
+  if (is_set("HOME")) return "$HOME/.local/state/kernelseek/campaign-keys; KSEEK_KEY_DIR and XDG_STATE_HOME are not set";
+  return "the temporary folder; KSEEK_KEY_DIR, XDG_STATE_HOME and HOME are not set";
 }
 
 std::string new_campaign_id() { return random_hex(16); }
@@ -73,9 +85,13 @@ Result<std::string> load_campaign_key(std::string_view campaign_id) {
   const fs::path file = key_file(campaign_id);
   auto text = read_file(file);
   if (!text) {
-    return make_error(fmt::format("this campaign's signing key {} is not on this machine (a campaign copied from "
-                                  "elsewhere can be read, but its records cannot be verified or extended here)",
-                                  file.string()));
+    // A process started with a trimmed environment (Codex gives stdio MCP servers HOME, PATH, USER and a few more)
+    // looks in another folder than the `kseek init` that made the key: say where it looked and why.
+    return make_error(fmt::format("this campaign's signing key {} was not found: kseek looked in {} (from {}). If the "
+                                  "key is in another folder, start kseek with KSEEK_KEY_DIR set to it (kseek init "
+                                  "writes the folder into .mcp.json and .codex/config.toml); a campaign copied from "
+                                  "another machine can be read, but its records cannot be verified or extended here",
+                                  file.string(), file.parent_path().string(), campaign_key_dir_origin()));
   }
   if (text->size() != 64) return make_error(fmt::format("the campaign key {} is damaged", file.string()));
   return *text;

@@ -3,8 +3,11 @@
 // It must never overwrite a file a person already has in the folder: existing files are reported and kept.
 #include "campaign_files.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/shell.hpp"
 
@@ -14,21 +17,67 @@ using nlohmann::json;
 
 namespace {
 
+// Variables kseek (or the GPU worker an eval starts) reads that a host may not hand its stdio MCP server: Codex starts
+// one with HOME, LOGNAME, PATH, SHELL, USER, LANG, LC_ALL, TERM, TMPDIR, TZ and nothing else unless the server's
+// `env_vars` names more (codex-rs/rmcp-client/src/utils.rs, DEFAULT_ENV_VARS; Codex config reference,
+// mcp_servers.<id>.env_vars). The key folder is not among them: it is written as a value, see mcp_environment().
+constexpr const char* kForwardedVariables[] = {"KSEEK_PLUGIN_PATH", "KSEEK_QUESTION_PATH", "KSEEK_CACHE_DIR",
+                                               "XDG_STATE_HOME",    "XDG_CACHE_HOME",      "CUDA_VISIBLE_DEVICES",
+                                               "LD_LIBRARY_PATH"};
+// Pinned to the value they have when the registration is written (the campaign's own plugin and question folders).
+constexpr const char* kPinnedVariables[] = {"KSEEK_PLUGIN_PATH", "KSEEK_QUESTION_PATH"};
+
+// One tool call may be a whole evaluation: minutes, up to an hour for a large scenario set (docs/mcp.md).
+constexpr int kToolTimeoutSeconds = 3600;
 
 std::string hook_command(const fs::path& exe, const fs::path& dir, const std::string& hook, const std::string& host) {
   return fmt::format("{} hook {} --host {} --campaign {}", shell_quote(exe.string()), hook, host, shell_quote(dir.string()));
 }
 
-json hooks_json(const fs::path& exe, const fs::path& dir, const std::string& host) {
+// Where a hook registration lives: in the campaign folder (read by a host a person starts there) or on the command
+// line `kseek run` gives the host.
+enum class HookOrigin { kProjectFile, kRunCommandLine };
+
+// Codex runs the hooks of every config layer (a trusted project's .codex/hooks.json and the session's `-c` flags
+// alike) and does not de-duplicate them (codex-rs/hooks/src/engine/discovery.rs), so under `kseek run` each hook ran
+// twice: one stop counted twice and asked two questions. The project's copy therefore yields while `kseek run` drives
+// this campaign (it sets KSEEK_CAMPAIGN and KSEEK_RUN_SESSION for its agent; hooks inherit the host's environment):
+// the command line's copy, which the agent cannot edit, is then the only one. /bin/sh runs the test whatever the
+// person's $SHELL is. Claude Code needs none of this: it de-duplicates identical hook commands (code.claude.com hooks
+// guide, "How hooks work"), and both of its registrations carry the same command.
+std::string yielding_to_kseek_run(const std::string& command, const fs::path& dir) {
+  const std::string script = fmt::format(R"([ -n "${{KSEEK_RUN_SESSION:-}}" ] && [ "${{KSEEK_CAMPAIGN:-}}" = {} ] || exec {})",
+                                         shell_quote(dir.string()), command);
+  return "/bin/sh -c " + shell_quote(script);
+}
+
+json hooks_json(const fs::path& exe, const fs::path& dir, const std::string& host, HookOrigin origin) {
   auto handler = [&](const std::string& hook, int timeout) {
-    return json::array({{{"hooks", json::array({{{"type", "command"}, {"command", hook_command(exe, dir, hook, host)},
-                                                  {"timeout", timeout}}})}}});
+    std::string command = hook_command(exe, dir, hook, host);
+    if (host == "codex" && origin == HookOrigin::kProjectFile) command = yielding_to_kseek_run(command, dir);
+    return json::array({{{"hooks", json::array({{{"type", "command"}, {"command", command}, {"timeout", timeout}}})}}});
   };
   json post = handler("post-tool", 60);
-  post[0]["matcher"] = host == "claude" ? "Bash|mcp__kseek__.*" : "Bash";
+  // Both hosts name MCP tools mcp__<server>__<tool> in tool hooks (Claude Code hooks reference, "Match MCP tools";
+  // Codex since openai/codex#18385), so an eval through MCP is seen like a Bash `kseek eval`.
+  post[0]["matcher"] = "Bash|mcp__kseek__.*";
   json start = handler("session-start", 60);
   start[0]["matcher"] = "startup|resume|clear|compact";
   return {{"Stop", handler("stop", 120)}, {"SessionStart", start}, {"PostToolUse", post}};
+}
+
+// What the MCP server needs from the environment, written into its registration: the folder of this campaign's key
+// (absolute, as this process resolves it: the folder `kseek init` created the key in), and kseek's own search paths
+// when they are set. A host that trims the environment then still finds the key and the plugin.
+json mcp_environment() {
+  std::error_code ec;
+  fs::path keys = fs::absolute(campaign_key_dir(), ec);
+  if (ec) keys = campaign_key_dir();
+  json env = {{"KSEEK_KEY_DIR", keys.lexically_normal().string()}};
+  for (const char* name : kPinnedVariables) {
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') env[name] = value;
+  }
+  return env;
 }
 
 std::string agents_md(const CampaignConfig& c, const std::string& plugin_description) {
@@ -84,8 +133,10 @@ Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const Ca
   const std::vector<std::pair<fs::path, std::string>> files = {
       {"AGENTS.md", agents_md(config, plugin_description)},
       {"CLAUDE.md", "@AGENTS.md\n"},
-      {".claude/settings.json", json{{"hooks", hooks_json(kseek_executable, dir, "claude")}}.dump(2) + "\n"},
-      {".codex/hooks.json", json{{"hooks", hooks_json(kseek_executable, dir, "codex")}}.dump(2) + "\n"},
+      {".claude/settings.json",
+       json{{"hooks", hooks_json(kseek_executable, dir, "claude", HookOrigin::kProjectFile)}}.dump(2) + "\n"},
+      {".codex/hooks.json",
+       json{{"hooks", hooks_json(kseek_executable, dir, "codex", HookOrigin::kProjectFile)}}.dump(2) + "\n"},
       {".codex/config.toml", codex_config(kseek_executable, dir)},
       {".mcp.json", mcp_registration(kseek_executable, dir).dump(2) + "\n"},
   };
@@ -102,18 +153,33 @@ Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const Ca
 }
 
 json hook_settings(const fs::path& kseek_executable, const fs::path& dir, const std::string& host) {
-  return {{"hooks", hooks_json(kseek_executable, dir, host)}, {"disableAllHooks", false}};
+  return {{"hooks", hooks_json(kseek_executable, dir, host, HookOrigin::kRunCommandLine)}, {"disableAllHooks", false}};
 }
 
+// Claude Code's server entry: `timeout` (ms) bounds one tool call and overrides MCP_TOOL_TIMEOUT; `env` is added to
+// the server's environment (code.claude.com/docs/en/mcp).
 json mcp_registration(const fs::path& kseek_executable, const fs::path& dir) {
-  return {{"mcpServers", {{"kseek", {{"command", kseek_executable.string()}, {"args", {"mcp", "--campaign", dir.string()}}}}}}};
+  return {{"mcpServers",
+           {{"kseek",
+             {{"type", "stdio"},
+              {"command", kseek_executable.string()},
+              {"args", {"mcp", "--campaign", dir.string()}},
+              {"env", mcp_environment()},
+              {"timeout", kToolTimeoutSeconds * 1000}}}}}};
 }
 
+// Codex's [mcp_servers.<id>] keys for a stdio server (codex-rs/config/src/mcp_types.rs, RawMcpServerConfig): command,
+// args, env (set in the server's environment; they win over forwarded ones), env_vars (names forwarded from Codex's
+// own environment), startup_timeout_sec (default 10 s) and tool_timeout_sec (seconds; default 60 s).
 json codex_mcp_server(const fs::path& kseek_executable, const fs::path& dir) {
-  json server = mcp_registration(kseek_executable, dir)["mcpServers"]["kseek"];
-  server["startup_timeout_sec"] = 20;
-  server["tool_timeout_sec"] = 3600;  // an evaluation of the full set takes many minutes
-  return server;
+  json forwarded = json::array();
+  for (const char* name : kForwardedVariables) forwarded.push_back(name);
+  return {{"command", kseek_executable.string()},
+          {"args", {"mcp", "--campaign", dir.string()}},
+          {"env", mcp_environment()},
+          {"env_vars", std::move(forwarded)},
+          {"startup_timeout_sec", 20},
+          {"tool_timeout_sec", kToolTimeoutSeconds}};
 }
 
 // A JSON value written as a TOML inline value (Codex parses `-c key=value` values as TOML).

@@ -23,10 +23,12 @@ Result<std::vector<std::string>> write_agent_files(const std::filesystem::path& 
 nlohmann::json hook_settings(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir,
                              const std::string& host);
 
-// {"mcpServers": {"kseek": ...}} for `claude --mcp-config`.
+// {"mcpServers": {"kseek": ...}} for .mcp.json and `claude --mcp-config`: the server, its environment (the key folder)
+// and a tool-call timeout long enough for an evaluation.
 nlohmann::json mcp_registration(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir);
 
-// The same server as Codex configures it: command, args and its start-up and tool timeouts.
+// The same server as Codex configures it ([mcp_servers.kseek]): command, args, env (the key folder, written as a value),
+// env_vars (what Codex's trimmed server environment must still carry) and its start-up and tool timeouts.
 nlohmann::json codex_mcp_server(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir);
 
 // A JSON value as a TOML inline value (.codex/config.toml, and Codex's `-c key=value`, are TOML).

@@ -5,6 +5,7 @@
 // the log without a `session` end and a `run` end record for a session it started.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -138,12 +139,23 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::pat
   return std::vector<std::string>{};
 }
 
-std::vector<std::string> agent_environment(const fs::path& dir, int session) {
+// Claude Code ends a turn itself after 8 consecutive Stop-hook blocks unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
+// otherwise (Claude Code 2.1.147 release notes; anthropics/claude-code#85547). The agent's host is told to honour one
+// more block than the stop hook will ever ask for, so the campaign's own budget (hook_block_budget) is what ends a
+// session's blocking, logged as such, never the host's cap.
+std::vector<std::pair<std::string, std::string>> host_environment(const AgentSpec& spec, const Campaign& campaign) {
+  if (spec.kind != AgentKind::kClaude) return {};
+  return {{"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", std::to_string(campaign.config().thresholds.hook_block_budget + 1)}};
+}
+
+std::vector<std::string> agent_environment(const fs::path& dir, int session,
+                                           const std::vector<std::pair<std::string, std::string>>& host) {
   std::vector<std::string> env;
   std::string path;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     if (entry.starts_with("KSEEK_CAMPAIGN=") || entry.starts_with("KSEEK_RUN_SESSION=")) continue;
+    if (std::any_of(host.begin(), host.end(), [&](const auto& h) { return entry.starts_with(h.first + "="); })) continue;
     if (entry.starts_with("PATH=")) {
       path = entry.substr(5);
       continue;
@@ -156,6 +168,7 @@ std::vector<std::string> agent_environment(const fs::path& dir, int session) {
   env.push_back("PATH=" + own + (path.empty() || own.empty() ? "" : ":") + path);
   env.push_back("KSEEK_CAMPAIGN=" + dir.string());
   env.push_back("KSEEK_RUN_SESSION=" + std::to_string(session));
+  for (const auto& [name, value] : host) env.push_back(name + "=" + value);
   return env;
 }
 
@@ -273,10 +286,13 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     if (spec->prompt_as_argument) argv.push_back(prompt);
     return argv;
   };
+  const auto host_env = host_environment(*spec, campaign);
   if (args.dry_run) {
+    json environment = {{"KSEEK_CAMPAIGN", dir.string()}, {"KSEEK_RUN_SESSION", "<SESSION>"}, {"PATH", "<kseek's folder>:$PATH"}};
+    for (const auto& [name, value] : host_env) environment[name] = value;
     print_json({{"status", "OK"}, {"agent", spec->label}, {"argv", command_for("<PROMPT>")},
                 {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"}, {"working_directory", dir.string()},
-                {"environment", {{"KSEEK_CAMPAIGN", dir.string()}, {"PATH", "<kseek's folder>:$PATH"}}}});
+                {"environment", environment}});
     return kExitOk;
   }
 
@@ -376,7 +392,7 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
 
     AgentLaunch launch;
     launch.argv = command_for(prompt);
-    launch.environment = agent_environment(dir, session);
+    launch.environment = agent_environment(dir, session, host_env);
     launch.working_directory = dir;
     launch.stdin_file = spec->prompt_as_argument ? fs::path() : prompt_file;
     launch.output_file = output_file;

@@ -225,9 +225,20 @@ McpServer::Routed McpServer::route(std::string_view line) {
       }
       json arguments = json::object();
       if (const auto given = params.find("arguments"); given != params.end() && !given->is_null()) arguments = *given;
+      if (!arguments.is_object()) {  // the request itself is malformed (CallToolRequest.params.arguments is an object)
+        routed.reply = error_reply(id, kInvalidParams,
+                                   fmt::format("Invalid params for tool '{}': arguments must be an object, got {}",
+                                               tool->name, arguments.type_name()));
+        return routed;
+      }
+      // MCP 2025-11-25, server/tools "Error Handling" (SEP-1303): input validation errors are tool execution errors,
+      // reported in the result with isError so the model can read them and correct its call. No handler runs.
       if (auto problem = validate_arguments(tool->input_schema, arguments)) {
-        routed.reply =
-            error_reply(id, kInvalidParams, fmt::format("Invalid params for tool '{}': {}", tool->name, *problem));
+        const std::string text = fmt::format("Invalid arguments for tool '{}': {}", tool->name, *problem);
+        routed.reply = result_reply(
+            id, {{"isError", true},
+                 {"structuredContent", {{"status", "INVALID_ARGUMENTS"}, {"tool", tool->name}, {"error", *problem}}},
+                 {"content", json::array({{{"type", "text"}, {"text", text}}})}});
         return routed;
       }
       routed.tool = &*tool;

@@ -28,13 +28,21 @@ inline constexpr std::string_view kCampaignFormat = "kseek.campaign/1";
 inline constexpr std::string_view kCampaignLogFormat = "kseek.campaign-log/1";
 inline constexpr std::string_view kNotSignedReason = "not signed by kseek: written by something else, ignored";
 
+// The fewest consecutive Stop-hook blocks a supported host honours before it ends the turn on its own. Claude Code:
+// 8, then it overrides the hook and ends the turn with a warning (release notes 2.1.147; CLAUDE_CODE_STOP_HOOK_BLOCK_CAP
+// changes it; anthropics/claude-code#85547). Codex: no cap, its turn loop continues after every block
+// (codex-rs/core/src/session/turn.rs; openai/codex#37937).
+inline constexpr int kHostStopBlockCap = 8;
+
 // When the engine raises an event; all documented in docs/campaigns.md.
 struct CampaignThresholds {
   int stagnation_evaluations = 3;        // evaluations without a real improvement
   double stagnation_minutes = 60.0;      // ... or this long since the last improvement
   double min_improvement = 0.01;         // relative geomean gain that counts, at least (beyond the CI anyway)
   double suspicious_win_ratio = 1.5;     // geomean jump over the best so far that is questioned
-  int hook_block_budget = 12;            // stop-hook blocks per agent session before it lets the agent stop
+  // Stop-hook blocks per agent session before it lets the agent stop. At most kHostStopBlockCap: a host that ends the
+  // turn on its own first would make the log say "blocked" for a stop that happened, with no budget record.
+  int hook_block_budget = 8;
 };
 
 struct CampaignConfig {

@@ -16,6 +16,9 @@ namespace kseek {
 // $KSEEK_KEY_DIR, else $XDG_STATE_HOME/kernelseek/campaign-keys, else ~/.local/state/kernelseek/campaign-keys.
 std::filesystem::path campaign_key_dir();
 
+// How campaign_key_dir() was chosen, for messages: "$KSEEK_KEY_DIR", "$XDG_STATE_HOME (KSEEK_KEY_DIR unset)", ...
+std::string campaign_key_dir_origin();
+
 // A fresh random campaign id (32 hex digits) for `kseek init`.
 std::string new_campaign_id();
 
