@@ -32,6 +32,7 @@ function reason_of(    i, n, lines, text, collecting) {
       collecting = 1
     }
   }
+  sub(/^SKIPPED:? +/, "", text)  # some GTEST_SKIP messages repeat the word
   if (text != "") return text
   for (i = 1; i <= n; i++) {
     if (lines[i] ~ /^SKIPPED:? /) { text = lines[i]; sub(/^SKIPPED:? +/, "", text); return trim(text) }

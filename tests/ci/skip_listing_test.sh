@@ -14,7 +14,7 @@ mkdir -p "$work/project"
 # What a GoogleTest binary prints for a GTEST_SKIP with a two-line message that needs XML escaping.
 cat > "$work/project/gtest_skip.sh" <<'OUT'
 printf '[==========] Running 1 test from 1 test suite.\n[ RUN      ] Browser.Page\n'
-printf '/src/tests/report/page_test.cpp:57: Skipped\nno chromium on PATH & <none> "here"\nsecond line\n\n'
+printf '/src/tests/report/page_test.cpp:57: Skipped\nSKIPPED: no chromium on PATH & <none> "here"\nsecond line\n\n'
 printf '[  SKIPPED ] Browser.Page (0 ms)\n[==========] 1 test from 1 test suite ran. (0 ms total)\n'
 OUT
 cat > "$work/project/CMakeLists.txt" <<'CMAKE'
