@@ -1,6 +1,6 @@
 // The fixture's report in headless Chromium: it loads without a console message (no blocked fetch, no script),
 // the parsed DOM holds the plots and no script element, and a screenshot is kept in the build folder (never compared).
-// It must never fail for want of a browser: without chromium it skips and says why.
+// It must never pass unseen without a browser: with no chromium on PATH it skips saying why, and fails under CI=true.
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -16,6 +16,7 @@
 #include "kseek/core/util/files.hpp"
 #include "report/report_test_support.hpp"
 #include "support/run_command.hpp"
+#include "support/skip_rule.hpp"
 
 namespace kseek {
 namespace {
@@ -54,7 +55,11 @@ class ChromiumReport : public ::testing::Test {
  protected:
   void SetUp() override {
     chromium_ = find_chromium();
-    if (chromium_.empty()) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs the Debian package)";
+    if (chromium_.empty()) {
+      KSEEK_SKIP_OR_FAIL_FOR_MISSING_TOOL(
+          "no chromium, chromium-browser or google-chrome on PATH (scripts/setup.sh installs the distribution's "
+          "chromium package where it has one)");
+    }
     artifacts_ = fs::path(KSEEK_REPORT_ARTIFACT_DIR);
     fs::create_directories(artifacts_);
   }
