@@ -3,8 +3,11 @@
 #include "kseek/core/build/nvrtc_compiler.hpp"
 
 #include <dlfcn.h>
+#include <sched.h>
 
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -88,6 +91,19 @@ std::string nvrtc_identity() {
   return identity;
 }
 
+int build_threads(int requested) {
+  if (requested > 0) return requested;
+  if (const char* env = std::getenv("KSEEK_BUILD_THREADS"); env != nullptr && *env != '\0') {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(env, env + std::char_traits<char>::length(env), value);
+    if (ec == std::errc() && *end == '\0' && value > 0) return value;
+  }
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 0) return CPU_COUNT(&cpus);
+  return 1;
+}
+
 std::vector<std::string> nvrtc_options(const CompileRequest& request) {
   std::vector<std::string> options = {
       "--gpu-architecture=" + request.arch,
@@ -97,6 +113,10 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request) {
       "--ptxas-options=-v",
       "-DKSEEK_CANDIDATE=1",
   };
+  // Spelled out (never 0, "all processors") so that the option list, and with it the cache key, names the split.
+  if (const int threads = build_threads(request.compile_threads); threads > 1) {
+    options.push_back(fmt::format("--split-compile={}", threads));
+  }
   options.insert(options.end(), request.options.begin(), request.options.end());
   return options;
 }

@@ -16,8 +16,14 @@ std::string nvrtc_version();
 // with the same MAJOR.MINOR changes code generation too.
 std::string nvrtc_identity();
 
+// The compiler threads a request gets: `requested` when positive, else $KSEEK_BUILD_THREADS when set to a positive
+// integer, else the number of cores this process may run on.
+int build_threads(int requested);
+
 // The fixed options every build gets, then request.options. -lineinfo keeps the names of inlined
 // functions in the cubin (.debug_str), which the constraint checker reads; it does not change the code.
+// --split-compile=N (N = build_threads(request.compile_threads), left out when 1) lets NVRTC optimise the functions
+// of the one program on N threads inside the one capped compiler process.
 std::vector<std::string> nvrtc_options(const CompileRequest& request);
 
 // Compiles without any cache. Never throws; a failure is an output with status kCompileError.
