@@ -9,7 +9,10 @@
 #       conformance (the GPU half of the plugin conformance suite), fa4-functional (FA4 on Hopper through sm_90a),
 #       fa3-ab (KSEEK_AB_FILE against the FA3 seed; KSEEK_AB_SCENARIOS narrows the case-study set),
 #       trust-repeat (the honest controls and the switch-when-timed candidates, KSEEK_REPEAT runs each with fresh
-#       input seeds: false-positive and catch rates), gpu-trust (the GPU tests of the trust mechanisms: T4, H9).
+#       input seeds: false-positive and catch rates), gpu-trust (the GPU tests of the trust mechanisms: T4, H9),
+#       build-time (the FA3 seed's build, cold and cached), fa3-draft (issue 17's stage (a) draft, correctness only),
+#       fa3-campaign (one campaign evaluation in examples/campaigns/fa3-h200; its .kseek comes back as a tar),
+#       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json).
 # KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
 # the corpus jobs record, and most of a corpus file's time is compiling and host work.
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
@@ -199,6 +202,44 @@ for s in r.get('scenarios', []):
     print('$(basename "$f")', s.get('status'), 'ratio', t.get('ratio'), '[', t.get('ci_low'), t.get('ci_high'), ']', (s.get('message') or '')[:200])
 " | tee -a "$out/baseline.txt" "$log"
       done ;;
+    build-time)
+      # Issue 20's build stage: the FA3 seed built cold (an empty cache), then again from the cache.
+      step "build-time: kseek build of the FA3 seed, cold then cached"
+      rm -rf "$KSEEK_CACHE_DIR"  # the jobs after this one reuse what it builds
+      for run in cold cached; do
+        t0=$(date +%s.%N)
+        $kseek --json build plugins/attention_fa3/seed/fa3_seed.cu \
+          --plugin attention.fa3 > "/tmp/kseek-build-$run.json" 2>/dev/null
+        t1=$(date +%s.%N)
+        python3 -c "
+import json
+r = json.load(open('/tmp/kseek-build-$run.json'))
+print('build-time $run: %.2f s wall, status %s, cache_hit %s, kernels %d, nproc $(nproc)' % ($t1 - $t0, r.get('status'), r.get('cache_hit'), len(r.get('kernels', []))))
+" | tee -a "$out/build-time.txt" "$log"
+      done ;;
+    fa3-draft)
+      # Issue 17's stage (a) draft: correctness first, on the scenarios its plan takes, with a short watchdog (a
+      # pipeline that deadlocks must cost seconds, not the call).
+      evaluate fa3-draft examples/campaigns/fa3-h200-drafts/stage_a_prefill.cu --plugin attention.fa3 \
+        --set case-study --scenarios "${KSEEK_DRAFT_SCENARIOS:-H24;H04;H01;H26;H02;H03}" --correctness-only \
+        --scenario-timeout 20
+      python3 -c "
+import json
+r = json.load(open('$out/fa3-draft.json'))
+for s in r.get('scenarios', []):
+    print('fa3-draft', s.get('scenario'), s.get('status'), (s.get('message') or '')[:240])
+" | tee -a "$log" ;;
+    fa3-campaign)
+      # One evaluation of the campaign's candidate, as the campaign itself records it; its log and records come back.
+      step "fa3-campaign: kseek eval in examples/campaigns/fa3-h200"
+      (cd examples/campaigns/fa3-h200 && KSEEK_KEY_DIR="$PWD/.kseek-key" "../../../$kseek" eval) >> "$log" 2>&1
+      echo "exit $?" >> "$log"
+      tar -C examples/campaigns/fa3-h200 -cf "$out/fa3-campaign-kseek.tar" .kseek ;;
+    peers)
+      # PyTorch SDPA (FA2, cuDNN) and the GPU's ceilings, in the same call as the kseek runs they are compared with.
+      step "peers: ${KSEEK_PEER_SCRIPT:?KSEEK_PEER_SCRIPT names the peer script}"
+      OUT="$out" timeout 300 python3 "$KSEEK_PEER_SCRIPT" >> "$log" 2>&1
+      echo "exit $?" >> "$log" ;;
     gpu-trust)
       step "ctest -L gpu -R 'L2Residue|CandidateOutput|r2_timed|t4_l2|h9_'"
       (cd build-gpu && ctest --verbose -L gpu -R 'L2Residue|CandidateOutput|r2_timed|t4_l2|h9_') > "$out/gpu-trust.txt" 2>&1
