@@ -40,6 +40,18 @@ step "built"
 kseek=build-gpu/bin/kseek
 $kseek doctor >> "$log" 2>&1
 
+# Deals ITEMS round-robin to N streams, each run as FUNCTION STREAM ITEM... in the background, and waits for all.
+deal_to_streams() {
+  local n=$1 fn=$2; shift 2
+  local items=("$@") g i share
+  for (( g = 0; g < n; g++ )); do
+    share=()
+    for (( i = g; i < ${#items[@]}; i += n )); do share+=("${items[$i]}"); done
+    "$fn" "$g" "${share[@]}" &
+  done
+  wait
+}
+
 # A table goes to the log; the JSON record to $OUT/NAME.json. Exit status is logged, never fatal.
 evaluate() {
   local name=$1; shift
@@ -123,12 +135,7 @@ for job in "${jobs[@]}"; do
           echo "$(basename "$f") expect=$expect observed=$observed gpu=$gpu seconds=$(( $(date +%s) - t0 ))"
         done > "/tmp/kseek-corpus-stream$stream.txt"
       }
-      for (( g = 0; g < streams; g++ )); do
-        share=()
-        for (( i = g; i < ${#files[@]}; i += streams )); do share+=("${files[$i]}"); done
-        corpus_stream "$g" "${share[@]}" &
-      done
-      wait
+      deal_to_streams "$streams" corpus_stream "${files[@]}"
       sort /tmp/kseek-corpus-stream*.txt >> "$out/fa3-corpus.txt" && rm -f /tmp/kseek-corpus-stream*.txt
       awk '{e=$2; o=$3; sub("expect=","",e); sub("observed=","",o); if (o != "COMPLETE") bad++; else if (index($0, "\x27" e "\x27") == 0) bad++} END {print "corpus: " NR " files, " bad+0 " without their declared verdict"}' "$out/fa3-corpus.txt" | tee -a "$log" ;;
     trust-repeat)
@@ -157,12 +164,7 @@ for s in r.get('scenarios', []):
 "
         done > "/tmp/kseek-repeat-stream$stream.txt"
       }
-      for (( g = 0; g < streams; g++ )); do
-        share=()
-        for (( i = g; i < ${#runs[@]}; i += streams )); do share+=("${runs[$i]}"); done
-        repeat_stream "$g" "${share[@]}" &
-      done
-      wait
+      deal_to_streams "$streams" repeat_stream "${runs[@]}"
       sort /tmp/kseek-repeat-stream*.txt > "$out/trust-repeat.txt" && rm -f /tmp/kseek-repeat-stream*.txt
       python3 -c "
 import collections
