@@ -1,6 +1,7 @@
 // The multi-threaded build (NVRTC --split-compile inside the one capped compiler process) against the single-threaded
 // one: same kernels with the same resources, caps and constraint checks as strong, and a cache key that names the split.
 // It must never compare a build with itself: every pair is built cold, once with one thread and once with several.
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -131,9 +132,18 @@ TEST_F(ParallelBuild, CacheKeyNamesTheSplitAndEveryOtherInput) {
   EXPECT_NE(build_cache_key(changed), key);
 }
 
-TEST(BuildThreads, ExplicitCountWinsThenEveryCore) {
+// The default is one thread on every machine: --split-compile can change register allocation, so a default that
+// followed the core count would give one candidate different binaries on different machines.
+TEST(BuildThreads, ExplicitCountWinsThenTheEnvironmentThenOne) {
   EXPECT_EQ(build_threads(3), 3);
-  EXPECT_GE(build_threads(0), 1);
+  ::unsetenv("KSEEK_BUILD_THREADS");
+  EXPECT_EQ(build_threads(0), 1);
+  ::setenv("KSEEK_BUILD_THREADS", "6", 1);
+  EXPECT_EQ(build_threads(0), 6);
+  ::setenv("KSEEK_BUILD_THREADS", "six", 1);
+  EXPECT_EQ(build_threads(0), 1) << "a value that is not a positive integer is ignored";
+  ::unsetenv("KSEEK_BUILD_THREADS");
+  for (const auto& option : nvrtc_options(CompileRequest{})) EXPECT_EQ(option.find("--split-compile"), std::string::npos);
 }
 
 }  // namespace

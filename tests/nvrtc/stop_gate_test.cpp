@@ -64,6 +64,18 @@ class StopGate : public ::testing::TestWithParam<std::string> {
   }
   const std::string& host() const { return GetParam(); }
 
+  // Each (payload, what stderr must name) blocks and tells the person. Malformed input shares one block budget (the
+  // session it names cannot be trusted), so a caller sends fewer payloads than the default budget.
+  void expect_each_blocks_and_is_named(const std::vector<std::pair<std::string, std::string>>& payloads) {
+    ASSERT_LT(payloads.size(), static_cast<std::size_t>(kDefaultBudget));
+    for (const auto& [payload, named] : payloads) {
+      HookReply r = stop_raw(payload, dir_.string());
+      expect_block(r, "hook input", payload.substr(0, 60));
+      EXPECT_NE(r.err.find(named), std::string::npos) << "stderr names the problem (" << named << "): " << r.err;
+      expect_person_told(r, "hook input");
+    }
+  }
+
   // `kseek hook stop` with `stdin_bytes` on stdin; `campaign_arg` empty: no --campaign (the host's cwd decides).
   HookReply stop_raw(const std::string& stdin_bytes, const std::string& campaign_arg, const std::string& env = "") {
     const fs::path in = root_ / "stdin";
@@ -178,6 +190,7 @@ TEST_P(StopGate, AForgedBlockCounterDoesNotSpendTheBudget) {
   expect_block(stop("s1", dir_), "is not met", "counter of the wrong type");
 }
 
+
 TEST_P(StopGate, MalformedPayloadsBlockAndAreNamedOnStderr) {
   const std::string big(16u << 20, 'a');
   const std::vector<std::pair<std::string, std::string>> payloads = {
@@ -185,18 +198,19 @@ TEST_P(StopGate, MalformedPayloadsBlockAndAreNamedOnStderr) {
       {"[1, 2]", "not a JSON object"},
       {"", "not JSON"},
       {R"({"session_id": "s1", "cwd": ")" + big + "\"}", "MiB"},
+  };
+  expect_each_blocks_and_is_named(payloads);
+}
+
+TEST_P(StopGate, MalformedFieldsBlockAndAreNamedOnStderr) {
+  const std::vector<std::pair<std::string, std::string>> payloads = {
       {stop_payload(host(), nullptr, dir_).dump(), "session_id"},
       {stop_payload(host(), 42, dir_).dump(), "session_id"},
       {stop_payload(host(), "", dir_).dump(), "session_id"},
       {[&] { json j = stop_payload(host(), "s1", dir_); j.erase("session_id"); return j.dump(); }(), "session_id"},
       {stop_payload(host(), "s1", dir_, json::object({{"text", "done"}})).dump(), "last_assistant_message"},
   };
-  for (const auto& [payload, named] : payloads) {
-    HookReply r = stop_raw(payload, dir_.string());
-    expect_block(r, "hook input", payload.substr(0, 60));
-    EXPECT_NE(r.err.find(named), std::string::npos) << "stderr names the problem (" << named << "): " << r.err;
-    expect_person_told(r, "hook input");
-  }
+  expect_each_blocks_and_is_named(payloads);
 }
 
 TEST_P(StopGate, MalformedPayloadWithTheGoalMetIsAllowedButNamed) {

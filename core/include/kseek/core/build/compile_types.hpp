@@ -21,8 +21,8 @@ struct CompileRequest {
   double timeout_seconds = 300.0;       // compile time limit
   std::uint64_t max_cubin_bytes = 64ull << 20;
   std::uint64_t max_compile_memory_bytes = 8ull << 30;  // address-space cap of the compiler process
-  // Threads NVRTC may use inside the one compiler process (its --split-compile): 0 = one per core this process may
-  // run on (or $KSEEK_BUILD_THREADS), 1 = the single-threaded build. The caps above hold for all of them together.
+  // Threads NVRTC may use inside the one compiler process (its --split-compile): 0 = $KSEEK_BUILD_THREADS, else the
+  // single-threaded build; 1 = the single-threaded build. The caps above hold for all of them together.
   int compile_threads = 0;
 };
 

@@ -17,7 +17,8 @@ std::string nvrtc_version();
 std::string nvrtc_identity();
 
 // The compiler threads a request gets: `requested` when positive, else $KSEEK_BUILD_THREADS when set to a positive
-// integer, else the number of cores this process may run on.
+// integer, else 1. More than one thread is an opt-in: NVRTC's --split-compile can change register allocation, so the
+// default build is the same on every machine.
 int build_threads(int requested);
 
 // The fixed options every build gets, then request.options. -lineinfo keeps the names of inlined
