@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "kseek/core/eval/evaluator.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 #include "support/temp_folder.hpp"
 
 namespace kseek {
@@ -271,6 +272,11 @@ TEST(ShardSplit, EstimatedCostGrowsWithTheWork) {
   settings.measure_time = false;
   EvaluationSettings timed;
   EXPECT_LT(estimated_scenario_seconds(small, settings), estimated_scenario_seconds(small, timed));
+  // Timing computes references again for its full checks (at least kMinTimedReferenceChecks), off the sampling
+  // clock: on a 100-TFLOP scenario those, not the time budget, are what timing adds.
+  const double timing_adds = estimated_scenario_seconds(large, timed) - estimated_scenario_seconds(large, settings);
+  EXPECT_GT(timing_adds, timed.sampling.time_budget_seconds + kMinTimedReferenceChecks * 100.0)
+      << "one set of references at the bound's 1 TFLOP/s takes 100 s here";
 }
 
 TEST(CommandLineForms, ShardAndGpuSelection) {

@@ -93,10 +93,19 @@ SourceFile harness_kernels_source() {
 
 // ---- estimates, shards, GPU selection ------------------------------------------------------------------------------
 
+// The references one scenario's worker may compute: reference_seconds_bound covers the correctness phase's input
+// sets; timing adds its full checks, whose time stays off the sampling clock: the owed minimum, and (for scenarios
+// large enough for the references to matter, which stop near the minimum number of rounds) about two drawn ones.
+double worker_reference_seconds_bound(const Scenario& scenario, bool measure_time) {
+  const double one_set = reference_seconds_bound(scenario) / 3.0;
+  return reference_seconds_bound(scenario) +
+         (measure_time ? one_set * static_cast<double>(kMinTimedReferenceChecks + 2) : 0.0);
+}
+
 double estimated_scenario_seconds(const Scenario& scenario, const EvaluationSettings& settings) {
   // Worker start-up and module loads, then the references, then timing.
   constexpr double kWorkerStartSeconds = 3.0;
-  return kWorkerStartSeconds + reference_seconds_bound(scenario) +
+  return kWorkerStartSeconds + worker_reference_seconds_bound(scenario, settings.measure_time) +
          (settings.measure_time ? settings.sampling.time_budget_seconds : 0.0);
 }
 
@@ -229,7 +238,7 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
     // The watchdog grows with the scenario's work: a 100-TFLOP prefill's references legitimately need minutes where
     // a hang on a small scenario does not.
     const double watchdog = options.scenario_timeout_seconds + options.time_budget_seconds +
-                            reference_seconds_bound(s);
+                            worker_reference_seconds_bound(s, job.measure_time);
     result = run_worker(options.executable, {job_file.string(), result_file.string()}, result_file, watchdog);
     if (!result.is_object()) result = {{"status", "CRASHED"}, {"message", "the GPU worker's result is not a JSON object"}};
     result["scenario"] = s.id;

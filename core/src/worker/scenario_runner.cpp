@@ -28,12 +28,10 @@ using nlohmann::json;
 constexpr std::uint64_t kGuardBytes = 64 * 1024;
 constexpr std::uint8_t kGuardByte = 0xA5;
 constexpr std::uint8_t kPoisonByte = 0xFF;  // all ones: NaN in f32, f16 and bf16, so an unwritten element fails
-// Each timed candidate launch is drawn for a full check (references on its own inputs, the correctness rule) with this
-// probability, after it ran, from a generator the candidate cannot observe; at least kMinTimedReferenceChecks are
-// made per scenario. A candidate that approximates on a fraction q of its timed launches escapes n checks with
-// probability (1 - q)^n, and it must approximate on more than half of them to move the median it is judged by.
-constexpr double kTimedReferenceCheckProbability = 0.125;
-constexpr std::size_t kMinTimedReferenceChecks = 4;
+// Timed full checks (kTimedReferenceCheckProbability, kMinTimedReferenceChecks in scenario_job.hpp) are drawn from a
+// generator the candidate cannot observe. A candidate that approximates on a fraction q of its timed launches escapes
+// n checks with probability (1 - q)^n, and it must approximate on more than half of them to move the median it is
+// judged by.
 
 // A verdict reached before the protocol could finish.
 struct Verdict {

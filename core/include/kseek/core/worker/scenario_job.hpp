@@ -3,6 +3,7 @@
 // check itself: binaries travel as files named by path, results are plain values.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -12,6 +13,12 @@
 #include "kseek/sdk/types.hpp"
 
 namespace kseek {
+
+// The timed phase's full checks (worker/scenario_runner.cpp): each timed candidate launch is drawn for the correctness
+// rule with references on its own inputs with this probability, after it ran, and at least this many are made per
+// scenario. The parent sizes its watchdog with them: each costs one set of references.
+inline constexpr double kTimedReferenceCheckProbability = 0.125;
+inline constexpr std::size_t kMinTimedReferenceChecks = 4;
 
 struct ScenarioJob {
   std::string plugin_path;                 // the worker loads the plugin itself
