@@ -8,6 +8,7 @@
 #include "eval_progress.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/eval/evaluator.hpp"
+#include "kseek/core/eval/stage_summary.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/table.hpp"
 
@@ -246,7 +247,11 @@ int run_eval(const GlobalOptions& options, EvalArgs& args) {
       std::cout << fmt::format("geomean {:.4f} [{:.4f}, {:.4f}] over {} scenarios\n", g.value("value", 1.0),
                                g.value("ci_low", 1.0), g.value("ci_high", 1.0), g.value("scenarios", 0));
     }
-    if (record.contains("wall_seconds")) std::cout << fmt::format("total wall time {:.1f} s\n", record.value("wall_seconds", 0.0));
+    if (record.contains("stage_seconds")) {
+      std::cout << render_stage_summary(record["stage_seconds"]);
+    } else if (record.contains("wall_seconds")) {
+      std::cout << fmt::format("total wall time {:.1f} s\n", record.value("wall_seconds", 0.0));
+    }
     if (record.contains("message")) std::cout << record.value("message", "") << "\n";
     if (!follow_up.is_null()) print_campaign_follow_up(follow_up);
   }

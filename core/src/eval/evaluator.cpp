@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/build/nvrtc_compiler.hpp"
+#include "kseek/core/eval/stage_summary.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/worker_process.hpp"
 #include "kseek/core/util/files.hpp"
@@ -474,6 +475,8 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
                        {"set", input.set_name}, {"selection", selection}, {"scenarios", mine}, {"host", host}};
   }
   std::vector<std::optional<json>> verdicts(planned.size());  // by position in `planned`; what the record lists
+  EvaluationPhases phases;
+  const auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   auto list_verdicts = [&] {
     json list = json::array();
     for (const auto& v : verdicts) {
@@ -496,6 +499,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   std::map<std::string, ArchBinaries> binaries;
   json build_list = json::array();
   bool builds_ok = true;
+  const auto builds_started = Clock::now();
   for (const auto& [arch, scenarios] : by_arch) {
     ArchBinaries& bin = binaries[arch];
     auto seed = plugin.seed_source(arch);
@@ -567,10 +571,13 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
     (void)write_file_atomically(bin.harness, harness.cubin);
   }
   record["builds"] = build_list;
+  phases.build = seconds_since(builds_started);
   record["environment"] = {{"nvrtc_version", nvrtc_version()}, {"cuda_headers_version", fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10)}};
   list_verdicts();
   if (!builds_ok) {
     record["status"] = "BUILD_FAILED";
+    phases.total = seconds_since(started);
+    record["stage_seconds"] = stage_summary(phases, json::array());
     fs::remove_all(work);
     return record;
   }
@@ -603,6 +610,8 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
     summarize(record, settings.geomean);
     record["status"] = "COMPLETE";
     record["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
+    phases.total = record["wall_seconds"].get<double>();
+    record["stage_seconds"] = stage_summary(phases, record["scenarios"]);
     fs::remove_all(work);
     return record;
   };
@@ -610,11 +619,15 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
 
   // ---- the devices, probed in workers (this process never holds a context) ------------------------------------------
   GpuSelection selection{several_gpus ? settings.devices : std::vector<int>{settings.device}, settings.all_devices};
+  const auto probe_started = Clock::now();
   const std::vector<json> probes = probe_gpus(executable, selection, work);
+  phases.probe = seconds_since(probe_started);
   auto [gpus, problems] = usable_gpus(probes);
   if (gpus.empty()) {
     record["status"] = "NEEDS_GPU";
     record["message"] = fmt::format("needs a GPU: {}", problems.empty() ? "no GPU" : problems);
+    phases.total = seconds_since(started);
+    record["stage_seconds"] = stage_summary(phases, json::array());
     fs::remove_all(work);
     return record;
   }
@@ -634,7 +647,9 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   options.functional_arch = !settings.functional_arch.empty();
   options.largest_first = several_gpus;
   options.record_gpu = several_gpus;
+  const auto scenarios_started = Clock::now();
   std::vector<json> results = run_scenarios(prepared, gpus, options, progress);
+  phases.scenarios = seconds_since(scenarios_started);
   for (std::size_t k = 0; k < results.size(); ++k) {
     results[k]["input_seed"] = results[k].value("input_seed", prepared[k].job.input_seed);
     verdicts[prepared_position[k]] = std::move(results[k]);

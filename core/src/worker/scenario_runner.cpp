@@ -15,6 +15,7 @@
 #include "kseek/core/worker/plan_validation.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/gpu_session.hpp"
+#include "kseek/core/worker/stage_clock.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/device/launch_plan.h"
@@ -55,7 +56,11 @@ class ScenarioRunner {
   json run() {
     const auto started = Clock::now();
     result_ = {{"scenario", job_.scenario.id}, {"name", job_.scenario.name}, {"input_seed", job_.input_seed}};
-    std::optional<Verdict> verdict = setup();
+    std::optional<Verdict> verdict;
+    {
+      StageClock::Scope stage(stages_, WorkerStage::kSetup);
+      verdict = setup();
+    }
     result_["seconds"]["setup"] = seconds_since(started);
     if (!verdict) {
       const auto t = Clock::now();
@@ -71,6 +76,8 @@ class ScenarioRunner {
     result_["status"] = verdict->status;
     result_["message"] = verdict->message;
     result_["seconds"]["total"] = seconds_since(started);
+    result_["stage_seconds"] = stages_.to_json();
+    result_["stage_seconds"]["timed_kernels"] = timed_kernel_seconds_;
     return result_;
   }
 
@@ -349,6 +356,7 @@ class ScenarioRunner {
   }
 
   std::optional<Verdict> run_once(Side& side, std::uint32_t set) {
+    StageClock::Scope stage(stages_, &side == &seed_ ? WorkerStage::kSeed : WorkerStage::kCandidate);
     auto args = kernel_args(side, set);
     if (!args) return Verdict{"LAUNCH_ERROR", args.error().message};
     if (auto v = prepare(side)) return v;
@@ -357,6 +365,7 @@ class ScenarioRunner {
   }
 
   std::optional<Verdict> check_guards(const std::string& role) {
+    StageClock::Scope stage(stages_, WorkerStage::kChecks);
     for (const auto& out : outputs_) {
       for (std::uint64_t offset : {std::uint64_t{0}, kGuardBytes + out.data_bytes}) {
         auto bad = session_.count_mismatches(out.allocation, offset, kGuardBytes, kGuardByte);
@@ -371,6 +380,7 @@ class ScenarioRunner {
   }
 
   Result<std::uint64_t> outputs_fingerprint() {
+    StageClock::Scope stage(stages_, WorkerStage::kChecks);
     std::uint64_t combined = 0;
     for (const auto& out : outputs_) {
       auto f = session_.fingerprint(out.allocation, kGuardBytes, out.data_bytes);
@@ -381,6 +391,7 @@ class ScenarioRunner {
   }
 
   std::optional<Verdict> fill_inputs(std::uint32_t set, std::uint64_t seed) {
+    StageClock::Scope stage(stages_, WorkerStage::kInputs);
     std::vector<DeviceBuffer> tensors = inputs_[set];
     auto filled = plugin_.fill_inputs(session_, layout_, tensors, seed);
     session_.release_scratch();
@@ -407,6 +418,7 @@ class ScenarioRunner {
   // Inputs are read-only to candidates: a candidate that rewrote them could make the reference (computed after
   // it ran, on the same buffers) or the seed's re-check agree with whatever it wrote.
   std::optional<Verdict> check_inputs_untouched(std::uint32_t set, const std::string& when) {
+    StageClock::Scope stage(stages_, WorkerStage::kChecks);
     auto now = inputs_fingerprint(set);
     if (!now) return infrastructure(now.error());
     if (*now != input_fingerprints_[set]) {
@@ -418,6 +430,7 @@ class ScenarioRunner {
 
   // Copies every output's data into fresh scratch buffers (so the next run can overwrite the outputs).
   Result<std::vector<DeviceBuffer>> keep_outputs(const std::string& label) {
+    StageClock::Scope stage(stages_, WorkerStage::kChecks);
     std::vector<DeviceBuffer> kept;
     for (const auto& out : outputs_) {
       auto copy = session_.scratch(label, out.data_bytes);
@@ -465,6 +478,7 @@ class ScenarioRunner {
   // gets exactly this rule on its own fresh inputs.
   std::optional<Verdict> judge_on_reference(std::uint32_t set, std::uint64_t seed,
                                             const std::vector<DeviceBuffer>& candidate_outputs, Phase phase) {
+    StageClock::Scope stage(stages_, WorkerStage::kChecks);
     const char* when = phase == Phase::kCorrectness ? "" : "a timed launch: ";
     std::vector<DeviceBuffer> gold;
     std::vector<DeviceBuffer> same_precision;
@@ -476,8 +490,15 @@ class ScenarioRunner {
       gold.push_back(*g);
       same_precision.push_back(*sp);
     }
-    if (auto r = plugin_.compute_reference(session_, layout_, inputs_[set], gold, same_precision); !r) {
-      return Verdict{"NOT_RUNNABLE", "plugin reference failed: " + r.error().message};
+    {
+      StageClock::Scope references(stages_, WorkerStage::kReferences);
+      if (auto r = plugin_.compute_reference(session_, layout_, inputs_[set], gold, same_precision); !r) {
+        return Verdict{"NOT_RUNNABLE", "plugin reference failed: " + r.error().message};
+      }
+      // The references' kernels are charged here, not to whichever stage waits for them next.
+      if (const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream()); rc != CUDA_SUCCESS) {
+        return Verdict{"NOT_RUNNABLE", gpu::describe_cuda_error(api_, rc, "computing the references")};
+      }
     }
     if (auto v = run_once(seed_, set)) return Verdict{"NOT_RUNNABLE", "the seed failed: " + v->message};
     if (auto v = check_guards("the seed")) return Verdict{"NOT_RUNNABLE", v->message};
@@ -529,6 +550,7 @@ class ScenarioRunner {
 
   // ---- timing ------------------------------------------------------------------------------------------
   Result<double> timed_launch(Side& side, std::uint32_t set) {
+    StageClock::Scope stage(stages_, WorkerStage::kTimed);
     auto args = kernel_args(side, set);
     if (!args) {
       pending_ = Verdict{"LAUNCH_ERROR", args.error().message};
@@ -551,6 +573,7 @@ class ScenarioRunner {
       }
       return ms.error();
     }
+    timed_kernel_seconds_ += *ms * 1e-3;
     return *ms * 1e-3;
   }
 
@@ -656,6 +679,7 @@ class ScenarioRunner {
   // here); then either the full correctness rule with references on these inputs (`full`), or the seed on the same
   // inputs within the bound calibrated for each output tensor.
   std::optional<Verdict> verify_timed_output(std::uint32_t set, std::uint64_t input_seed, bool full) {
+    StageClock::Scope stage(stages_, WorkerStage::kChecks);
     if (auto v = check_guards("the candidate (timed)")) return v;
     if (auto v = check_inputs_untouched(set, "a timed launch")) return v;
     auto timed = outputs_fingerprint();
@@ -709,19 +733,25 @@ class ScenarioRunner {
   std::random_device unpredictable_;
   std::optional<Verdict> pending_;
   bool context_lost_ = false;
+  StageClock stages_;                 // where this scenario's time went (record: stage_seconds)
+  double timed_kernel_seconds_ = 0;   // the timed windows alone: what the kernels under test took
 };
 
 }  // namespace
 
 nlohmann::json run_scenario_job(const ScenarioJob& job) {
+  const auto started = Clock::now();
   auto session = gpu::GpuSession::open(job.device);
   // The GPU, not the scenario, failed: the scheduler may give the scenario to another GPU.
   if (!session) return {{"status", "NOT_RUNNABLE"}, {"message", session.error().message}, {"gpu_unusable", true}};
   PluginRegistry registry;
   auto loaded = registry.load_file(job.plugin_path);
   if (!loaded) return {{"status", "NOT_RUNNABLE"}, {"message", loaded.error().message}};
+  const double start_seconds = seconds_since(started);  // the context, the harness's buffers, the plugin library
   ScenarioRunner runner(job, **session, *(*loaded)->plugin);
-  return runner.run();
+  json result = runner.run();
+  result["stage_seconds"]["worker_start"] = start_seconds;
+  return result;
 }
 
 nlohmann::json probe_device(int device) {
