@@ -163,6 +163,16 @@ Result<void> GpuSession::launch(std::string_view kernel, const HostLaunch& dims,
   if (plugin_module_ == nullptr) return make_error("no plugin device library is loaded");
   auto fn = function(plugin_module_, "plugin device library", kernel);
   if (!fn) return fn.error();
+  // Above the 48 KiB default a kernel needs its limit raised (CUDA programming guide, "Shared Memory"); the driver
+  // refuses more than the device's opt-in maximum with a message that names it.
+  constexpr unsigned kDefaultDynamicSmem = 48 * 1024;
+  if (dims.dynamic_smem_bytes > kDefaultDynamicSmem) {
+    KSEEK_TRY(cuda_check(*api_,
+                         api_->cuFuncSetAttribute_fn(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                     static_cast<int>(dims.dynamic_smem_bytes)),
+                         fmt::format("raising the dynamic shared memory of plugin kernel {} to {} bytes", kernel,
+                                     dims.dynamic_smem_bytes)));
+  }
   return launch_function(*fn, dims.grid, dims.block, {1, 1, 1}, dims.dynamic_smem_bytes, const_cast<void*>(params),
                          fmt::format("plugin kernel {}", kernel));
 }

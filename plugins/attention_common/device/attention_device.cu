@@ -167,39 +167,75 @@ __device__ KHead k_head(u64 seed, int g, int head_dim, float logit_scale) {
   return k;
 }
 
-__device__ float generate(const FillParams& p, i64 i) {
-  const int c = static_cast<int>(i % p.dim);
-  const i64 row_head = i / p.dim;
-  const int head = static_cast<int>(row_head % p.heads);
-  const i64 row = row_head / p.heads;
-  const u64 seed = p.seed;
+// What every element of one head shares (its scales, its kv head's outlier channels): computed once per head and
+// block (head_character), not once per element, so a fill runs near memory speed.
+struct HeadCharacter {
+  float scale;  // Q, V, q_v: the head's log-uniform scale; K: the kv head's noise scale (KHead::sigma)
+  float mean;   // K: the outlier channels' mean
+  int c0, c1;   // Q and K: the (kv) head's two outlier channels
+};
+
+__device__ HeadCharacter head_character(const FillParams& p, int head) {
+  HeadCharacter h{1.0f, 0.0f, -1, -1};
   switch (p.kind) {
     case kFillQ: {
-      const KHead kh = k_head(seed, head / p.group, p.head_dim, p.logit_scale);
-      float value = log_uniform_scale(hash3(seed, kTagQHead, head)) * gaussian(hash3(seed, kTagQElement, i));
-      if (c == kh.c0 || c == kh.c1) {
-        const float a = 2.0f * unit_float(hash3(seed, kTagQAmplitude, static_cast<u64>(row_head))) - 1.0f;
-        value += outlier_amplitude(p.logit_scale) * a;
-      }
+      const KHead kh = k_head(p.seed, head / p.group, p.head_dim, p.logit_scale);
+      h.scale = log_uniform_scale(hash3(p.seed, kTagQHead, head));
+      h.c0 = kh.c0;
+      h.c1 = kh.c1;
+      break;
+    }
+    case kFillK: {
+      const KHead kh = k_head(p.seed, head, p.head_dim, p.logit_scale);
+      h.scale = kh.sigma;
+      h.mean = kh.mean;
+      h.c0 = kh.c0;
+      h.c1 = kh.c1;
+      break;
+    }
+    case kFillV: h.scale = log_uniform_scale(hash3(p.seed, kTagVHead, head)); break;
+    default: h.scale = log_uniform_scale(hash3(p.seed, kTagQvHead, head)); break;
+  }
+  return h;
+}
+
+// Element c of vector v = row * heads + head (global element index i = v * dim + c), given its head's character and
+// `row_bits`, the one hash per vector its kind needs (Q: the outlier amplitude's, K: the outlier row's).
+__device__ __forceinline__ float generate(const FillParams& p, const HeadCharacter& h, u64 row_bits, int head, int c,
+                                          i64 i) {
+  switch (p.kind) {
+    case kFillQ: {
+      float value = h.scale * gaussian(hash3(p.seed, kTagQElement, i));
+      if (c == h.c0 || c == h.c1) value += outlier_amplitude(p.logit_scale) * (2.0f * unit_float(row_bits) - 1.0f);
       return value;
     }
     case kFillK: {
-      const KHead kh = k_head(seed, head, p.head_dim, p.logit_scale);
-      const bool outlier_row = (hash3(seed, kTagKRow, static_cast<u64>(row)) & 255) == 0;
-      float value = kh.sigma * (outlier_row ? 6.0f : 1.0f) * gaussian(hash3(seed, kTagKElement, i));
-      if (c == kh.c0 || c == kh.c1) value += kh.mean;
+      const bool outlier_row = (row_bits & 255) == 0;
+      float value = h.scale * (outlier_row ? 6.0f : 1.0f) * gaussian(hash3(p.seed, kTagKElement, i));
+      if (c == h.c0 || c == h.c1) value += h.mean;
       return value;
     }
     case kFillV: {
-      const float sigma = log_uniform_scale(hash3(seed, kTagVHead, head));
-      const float mean = 2.0f * unit_float(hash3(seed, kTagVMean, static_cast<u64>(head) * p.dim + c)) - 1.0f;
-      return mean + sigma * gaussian(hash3(seed, kTagVElement, i));
+      const float mean = 2.0f * unit_float(hash3(p.seed, kTagVMean, static_cast<u64>(head) * p.dim + c)) - 1.0f;
+      return mean + h.scale * gaussian(hash3(p.seed, kTagVElement, i));
     }
-    default: {  // kFillQv
-      return log_uniform_scale(hash3(seed, kTagQvHead, head)) * gaussian(hash3(seed, kTagQvElement, i));
-    }
+    default: return h.scale * gaussian(hash3(p.seed, kTagQvElement, i));  // kFillQv
   }
 }
+
+__device__ __forceinline__ u64 row_bits(const FillParams& p, i64 vector) {
+  if (p.kind == kFillQ) return hash3(p.seed, kTagQAmplitude, static_cast<u64>(vector));
+  if (p.kind == kFillK) return hash3(p.seed, kTagKRow, static_cast<u64>(vector / p.heads));
+  return 0;
+}
+
+__device__ __forceinline__ float finish_value(const FillParams& p, float value) {
+  if (p.dtype == kDTypeFP8E4M3) value *= kFp8Unit;
+  if (p.dtype == kDTypeFP16) value = fminf(fmaxf(value, -kFp16Limit), kFp16Limit);
+  return value;
+}
+
+constexpr int kFillHeadTable = 256;  // heads whose character a block keeps in shared memory
 
 // =====================================================================================================================
 // Reference helpers
@@ -452,24 +488,40 @@ using kseek::attention::device::FillParams;
 using kseek::attention::device::ReferenceParams;
 namespace dev = kseek::attention::device;
 
-// Grid-stride over one tensor's elements (FillKind): values as described under "Input generation", then rounded to
-// the tensor's type (fp8: scaled by kFp8Unit first, saturating).
+// One tensor (FillKind): values as described under "Input generation", then rounded to the tensor's type (fp8: scaled
+// by kFp8Unit first, saturating). Q, K, V and q_v go a vector (row, head) per warp, lanes along the channels; descales
+// and sinks, a few elements, go one element per thread.
 extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const FillParams p) {
   void* out = reinterpret_cast<void*>(p.out);
   const dev::i64 count = static_cast<dev::i64>(p.count);
-  for (dev::i64 i = blockIdx.x * static_cast<dev::i64>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<dev::i64>(gridDim.x) * blockDim.x) {
-    float value;
-    if (p.kind == dev::kFillDescale) {
-      value = (0.5f + dev::unit_float(dev::hash3(p.seed, dev::kTagDescale + 16 * p.tensor, i))) / dev::kFp8Unit;
-    } else if (p.kind == dev::kFillSinks) {
-      value = -2.0f + 12.0f * dev::unit_float(dev::hash3(p.seed, dev::kTagSink, i));
-    } else {
-      value = dev::generate(p, i);
-      if (p.dtype == kseek::attention::kDTypeFP8E4M3) value *= dev::kFp8Unit;
-      if (p.dtype == kseek::attention::kDTypeFP16) value = fminf(fmaxf(value, -dev::kFp16Limit), dev::kFp16Limit);
+  if (p.kind == dev::kFillDescale || p.kind == dev::kFillSinks) {
+    for (dev::i64 i = blockIdx.x * static_cast<dev::i64>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<dev::i64>(gridDim.x) * blockDim.x) {
+      const float value =
+          p.kind == dev::kFillDescale
+              ? (0.5f + dev::unit_float(dev::hash3(p.seed, dev::kTagDescale + 16 * p.tensor, i))) / dev::kFp8Unit
+              : -2.0f + 12.0f * dev::unit_float(dev::hash3(p.seed, dev::kTagSink, i));
+      dev::store_element(out, i, p.dtype, value);
     }
-    dev::store_element(out, i, p.dtype, value);
+    return;
+  }
+  __shared__ dev::HeadCharacter characters[dev::kFillHeadTable];
+  const bool tabled = p.heads <= dev::kFillHeadTable;
+  if (tabled) {
+    for (int h = threadIdx.x; h < p.heads; h += blockDim.x) characters[h] = dev::head_character(p, h);
+  }
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  const dev::i64 vectors = count / p.dim;
+  const dev::i64 warps = static_cast<dev::i64>(gridDim.x) * (blockDim.x / 32);
+  for (dev::i64 v = blockIdx.x * static_cast<dev::i64>(blockDim.x / 32) + threadIdx.x / 32; v < vectors; v += warps) {
+    const int head = static_cast<int>(v % p.heads);
+    const dev::HeadCharacter h = tabled ? characters[head] : dev::head_character(p, head);
+    const dev::u64 bits = dev::row_bits(p, v);
+    for (int c = lane; c < p.dim; c += 32) {
+      const dev::i64 i = v * p.dim + c;
+      dev::store_element(out, i, p.dtype, dev::finish_value(p, dev::generate(p, h, bits, head, c, i)));
+    }
   }
 }
 

@@ -46,9 +46,14 @@ struct FillParams {
 
 inline constexpr int kReferenceThreads = 256;    // every reference CTA
 inline constexpr int kQueriesPerGroup = 4;       // query vectors one thread carries through Q.K and P.V
-inline constexpr int kMaxQueries = 16;           // query vectors per CTA (rows x heads of one kv head)
-inline constexpr int kMaxUnitsPerThread = 2;     // P.V units (channel, query group) per thread
-inline constexpr int kSmemFloats = 12288;        // 48 KiB of dynamic shared memory, the launch default limit
+// Query vectors per CTA (rows x heads of one kv head). Every key row a CTA loads from global memory (scalar loads,
+// converted to fp32) serves this many queries: 64 rather than 16 made the references about Nx faster on an H200
+// (docs/benchmarks.md, "Evaluation stages"), the loads having cost as much as the dot products.
+inline constexpr int kMaxQueries = 64;
+inline constexpr int kMaxUnitsPerThread = 6;     // P.V units (channel, query group) per thread: 48 fp32 sums
+// 96 KiB of dynamic shared memory: two CTAs per SM on Hopper (228 KiB); above the 48 KiB launch default, so the
+// worker raises the kernels' limit (DeviceHost::launch).
+inline constexpr int kSmemFloats = 24576;
 inline constexpr int kMaxChunkKeys = 256;
 
 // The shared-memory plan of a reference CTA, in floats (host and device compute it with the same function):

@@ -95,7 +95,7 @@ struct DeviceBuffer {
 struct HostLaunch {
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};
-  unsigned dynamic_smem_bytes = 0;
+  unsigned dynamic_smem_bytes = 0;  // above 48 KiB the worker raises the kernel's limit, up to the device's opt-in maximum
 };
 
 struct DeviceProperties {
