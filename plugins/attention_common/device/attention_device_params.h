@@ -47,8 +47,8 @@ struct FillParams {
 inline constexpr int kReferenceThreads = 256;    // every reference CTA
 inline constexpr int kQueriesPerGroup = 4;       // query vectors one thread carries through Q.K and P.V
 // Query vectors per CTA (rows x heads of one kv head). Every key row a CTA loads from global memory (scalar loads,
-// converted to fp32) serves this many queries: 64 rather than 16 made the references about Nx faster on an H200
-// (docs/benchmarks.md, "Evaluation stages"), the loads having cost as much as the dot products.
+// converted to fp32) serves this many queries: up to 64 rather than 16 made the references 1.3-3.4x faster per
+// scenario on an H200, 2.0x over the case-study set (docs/benchmarks.md, "Where an evaluation's time goes").
 inline constexpr int kMaxQueries = 64;
 inline constexpr int kMaxUnitsPerThread = 6;     // P.V units (channel, query group) per thread: 48 fp32 sums
 // 96 KiB of dynamic shared memory: two CTAs per SM on Hopper (228 KiB); above the 48 KiB launch default, so the
