@@ -99,6 +99,31 @@ std::string normalized_arch(std::string arch) {
   return arch;
 }
 
+// The scenarios of the latest evaluation whose ratio exceeds `factor` x their best ratio in earlier completed
+// evaluations that passed (1.0, the seed's, when none timed them), as "H01 1.53x the seed (best before 1.00), ...".
+std::string scenario_jumps(const std::vector<EvaluationSummary>& evals, double factor) {
+  std::map<std::string, double> best_before;
+  for (std::size_t i = 0; i + 1 < evals.size(); ++i) {
+    if (evals[i].status != "COMPLETE") continue;
+    for (const auto& s : evals[i].scenarios) {
+      if (s.value("status", "") != "PASSED" || !s.contains("ratio")) continue;
+      const std::string id = s.value("id", "");
+      best_before[id] = std::max(best_before.count(id) ? best_before[id] : 1.0, s.value("ratio", 1.0));
+    }
+  }
+  std::string out;
+  for (const auto& s : evals.back().scenarios) {
+    if (s.value("status", "") != "PASSED" || !s.contains("ratio")) continue;
+    const std::string id = s.value("id", "");
+    const double best = best_before.count(id) ? best_before[id] : 1.0;
+    const double ratio = s.value("ratio", 1.0);
+    if (ratio > best * factor) {
+      out += fmt::format("{}{} {:.2f}x the seed (best before {:.2f})", out.empty() ? "" : ", ", id, ratio, best);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_improvement(const EvaluationSummary& e, double best, double best_high, double min_improvement) {
@@ -139,6 +164,12 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
                         fmt::format("evaluation {}: geomean {:.4f} is {:.2f}x the best so far ({:.4f})", latest.number,
                                     *latest.geomean, *latest.geomean / before.best, before.best),
                         latest.number});
+    } else if (ran && latest.all_passed && has_timing(latest) && !event_logged(log, "suspicious-win", latest.number)) {
+      // A new code path that takes a few scenarios moves the geomean little and those scenarios a lot: the jump is
+      // judged per scenario too, against that scenario's best earlier ratio (the seed's 1.0 before any).
+      if (const std::string jumps = scenario_jumps(evals, config.thresholds.suspicious_win_ratio); !jumps.empty()) {
+        events.push_back({"suspicious-win", fmt::format("evaluation {}: {}", latest.number, jumps), latest.number});
+      }
     }
     if (ran && !latest.all_passed && !mistrusted && previous != nullptr && previous->all_passed &&
         !event_logged(log, "correctness-regression", latest.number)) {
@@ -309,16 +340,9 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
                                         hash->substr(0, 12));
   } else {
     gate.evaluation = evidence->number;
-    std::error_code ec;
-    const auto modified = fs::last_write_time(campaign.candidate_path(), ec);
-    const auto evaluated = parse_utc_timestamp(evidence->time);
-    const auto modified_system = std::chrono::time_point_cast<SystemClock::duration>(
-        modified - fs::file_time_type::clock::now() + SystemClock::now());
-    if (!ec && evaluated && modified_system > *evaluated + std::chrono::seconds(1)) {
-      gate.evidence_problem = fmt::format("{} was written after evaluation {} ({}): the evidence is older than the "
-                                          "candidate; run `kseek eval`", campaign.config().candidate, evidence->number,
-                                          evidence->time);
-    } else if (auto loaded = campaign.load_evaluation(*evidence); !loaded) {
+    // The candidate's identity is its bytes, never its file time: a campaign kept in git, copied to the GPU machine or
+    // checked out afresh has new file times and the same kernel, and its evaluations stay evidence.
+    if (auto loaded = campaign.load_evaluation(*evidence); !loaded) {
       gate.evidence_problem = loaded.error().message;
     } else if (loaded->value("synthetic", false) && !(std::getenv("KSEEK_TESTING") && std::string_view(std::getenv("KSEEK_TESTING")) == "1")) {
       // A test worker's canned results (docs/campaigns-runner.md) are evidence only inside kseek's own tests.

@@ -1,6 +1,35 @@
-// The FA3 plugin's seed candidate: FA2-class varlen forward attention (mma.sync m16n8k16 + cp.async) and its plan.
-// Device code only, NVRTC for sm_90a: it must never include a system or toolkit header, never launch from the device,
-// and never touch memory outside the buffers AttentionProblem and the workspace describe.
+// Draft candidate for issue 17, stage (a): today's seed plus a warp-specialised Hopper main loop (wgmma + TMA + mbarrier
+// ring + setmaxnreg) for dense 16-bit prefill. Device code only, NVRTC for sm_90a: it must never include a toolkit
+// header or CUTLASS/CuTe, launch from the device, or touch memory outside the buffers AttentionProblem describes.
+//
+// STATUS: compile-checked only; it has NEVER RUN ON A GPU. Every scenario the new path declines takes the seed's
+// kernels and plan exactly as in plugins/attention_fa3/seed/fa3_seed.cu.
+//
+// Case-study scenarios (kseek scenarios --plugin attention.fa3 --set case-study) that take the new path, by
+// ws::make_ws_plan's rules (16-bit, d == dv in {64, 128}, no window/softcap/sinks/q_v, max_seqlen_q >= 128,
+// >= 64 query rows per sequence on average, a grid of at least one CTA per SM, TMA-legal strides and pages):
+//   H01  bf16 d128 causal, paged 16, 8 x 4096, GQA 4          -> kseek_fa3_ws_bf16_d128 (4-D paged K/V maps)
+//   H02  bf16 d128 causal, paged 32, ragged (RP), GQA 7       -> kseek_fa3_ws_bf16_d128 (varlen: stage (b) row, but
+//                                                                 nothing in it is outside this path)
+//   H03  bf16 d128 causal, paged 16, 1 x 32768                -> kseek_fa3_ws_bf16_d128
+//   H04  fp16 d128 causal, paged 16, 4 x 4096, MHA            -> kseek_fa3_ws_fp16_d128
+//   H24  fp16 d64 non-causal, non-paged, 64 x 1500            -> kseek_fa3_ws_fp16_d64 (3-D K/V maps, OOB tail)
+//   H26  bf16 d128 causal, paged 128, (8192 q, 65536 k), MQA  -> kseek_fa3_ws_bf16_d128 (one box per page slice)
+// Declined (seed unchanged): H05/H06 sinks, H07/H08 softcap, H09 window, H10 d96, H11 d192/128, H12/H13 fp8,
+// H14-H21 and H25 decode/mixed (few rows per sequence), H22 (suffix is decode; the prefix call, 256 x 32768, has a
+// grid of 64 CTAs and stays on the seed's split-KV), H23 d80. d256 kernels exist behind KSEEK_FA3_WS_WITH_D256 (off:
+// no case-study row reaches them, both d256 rows have softcap); with it off, d256 stays on the seed.
+//
+// Riskiest assumptions, to check first on the GPU (cheapest first):
+//   1. The P V wgmma reads V MN-major (imm-trans-b = 1) with LBO = bytes between 64-column slabs and SBO = 1024.
+//      If d128/d256 fail while d64 passes, flip ws::kPvPerHalf (one m64n64 wgmma per slab, LBO unused).
+//   2. TMA 128B swizzle of a box landing on a 1024-byte-aligned slab equals the wgmma 128B-swizzle K-major layout,
+//      including paged boxes of 16 rows stacked inside one slab (every box starts on a 1024-byte atom).
+//   3. Out-of-bounds TMA rows (last sequence's tail past total_k / total_q) are zero-filled AND counted in the
+//      complete_tx bytes; otherwise the ring hangs on H24 (non-paged, 1500 keys).
+//   4. setmaxnreg: ptxas must give the kernels the full 168 launch registers (see README), else inc 240 can hang.
+//   5. Causal tile count and the diagonal mask with bottom-right alignment when sk != sq (H26: 8192 x 65536).
+//   6. wgmma.wait_group 1 retires the S group (issued first) before the P V group (issued second).
 #include <kseek/attention/problem.h>
 #include <kseek/attention/problem_features.h>
 #include <kseek/device/launch_plan.h>
@@ -1055,6 +1084,620 @@ __device__ __forceinline__ void combine_splits(const Args& args) {
   }
 }
 
+// =====================================================================================================================
+// Stage (a) main loop: warp-specialised Hopper attention for dense 16-bit prefill (namespace ws).
+// One CTA = 128 query rows of one (sequence, query head). Warpgroup 0 produces (TMA into a K/V ring guarded by
+// mbarriers), warpgroups 1 and 2 consume 64 rows each: S = Q K^T (wgmma, both operands in shared memory), online
+// softmax in registers, O += P V (wgmma with P in registers as the A operand, V read MN-major). Key tiles are
+// visited from the last one down, so only the first few (diagonal / sk edge) need a mask.
+// =====================================================================================================================
+namespace ws {
+
+constexpr int kConsumerWGs = 2;
+constexpr int kWGThreads = 128;
+constexpr int kThreads = kWGThreads * (1 + kConsumerWGs);  // 384: producer warpgroup + two consumer warpgroups
+constexpr int kRowsPerWG = 64;                             // wgmma M
+constexpr int kBM = kRowsPerWG * kConsumerWGs;             // query rows per CTA
+constexpr int kProducerRegs = 24;
+constexpr int kConsumerRegs = 240;
+constexpr int kConsumerWarps = kConsumerWGs * kWGThreads / 32;  // arrivals that release a ring slot
+constexpr int kSwizzleCols = 64;                                // 16-bit elements in one 128-byte swizzle row
+constexpr int kSwizzleAtomBytes = 1024;                         // 8 rows x 128 B: the 128B-swizzle repeat
+static_assert(kWGThreads * kProducerRegs + kConsumerWGs * kWGThreads * kConsumerRegs <= 65536,
+              "setmaxnreg budget: the register file of one SM (PTX ISA setmaxnreg; an over-ask hangs in inc)");
+static_assert(kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0 && kProducerRegs >= 24 && kConsumerRegs <= 256,
+              "setmaxnreg counts are multiples of 8 in [24, 256]");
+static_assert(65536 / kThreads >= 168, "the launch register count (<= 65536 / 384) must cover the producer's dec");
+
+// Debug switch for the first GPU run: O += P V as one m64n{d}k16 wgmma per k-step (LBO walks the 64-column
+// halves of V) or as d/64 m64n64k16 wgmmas (no LBO). Both are compiled the same way; flip if d > 64 fails.
+constexpr bool kPvPerHalf = false;
+
+// kD_: head dim (== dv). kBN_: keys per tile (the S wgmma N). kStages_: K/V ring depth. kF16_: fp16 (else bf16).
+template <int kD_, int kBN_, int kStages_, bool kF16_>
+struct Config {
+  static constexpr int kD = kD_;
+  static constexpr int kBN = kBN_;
+  static constexpr int kStages = kStages_;
+  static constexpr bool kF16 = kF16_;
+  static constexpr int kHalves = kD_ / kSwizzleCols;  // 64-column slabs of Q, K and V (one TMA box column each)
+  static constexpr int kSRegs = kBN_ / 2;             // f32 S accumulator registers per thread (m64 x kBN)
+  static constexpr int kORegs = kD_ / 2;              // f32 O accumulator registers per thread (m64 x d)
+  static constexpr int kPSteps = kBN_ / 16;           // k16 steps of P V (each holds 4 packed registers of P)
+  static constexpr u32 kQBytes = kBM * kD_ * 2;       // one Q tile, every byte counted by complete_tx
+  static constexpr u32 kKVBytes = kBN_ * kD_ * 2;     // one K (or V) tile
+  static_assert(kD_ == 64 || kD_ == 128 || kD_ == 256, "wgmma N for P V is d: the wrappers cover 64, 128, 256");
+  static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
+  static_assert(kBN_ % 8 == 0 && kBN_ <= 256, "a TMA box is at most 256 rows; 8-row swizzle atoms");
+  static_assert(kStages_ >= 2, "one tile lands while another is consumed");
+};
+
+// One CTA's shared memory. Every operand slab is [rows][64] 16-bit elements written by TMA with 128B swizzle
+// (16-byte chunk c of row r lands at chunk c ^ (r % 8)), so each slab starts on a 1024-byte swizzle atom.
+template <class C>
+struct alignas(1024) Smem {
+  alignas(1024) u16 q[C::kHalves][kBM][kSwizzleCols];                 // [d/64, BM rows, 64] Q of one head
+  alignas(1024) u16 k[C::kStages][C::kHalves][C::kBN][kSwizzleCols];  // [stages, d/64, BN keys, 64] K ring
+  alignas(1024) u16 v[C::kStages][C::kHalves][C::kBN][kSwizzleCols];  // [stages, d/64, BN keys, 64] V ring
+  alignas(8) u64 full_q;                // Q landed (tx-count barrier, one producer arrival)
+  alignas(8) u64 full_k[C::kStages];    // K tile of a slot landed
+  alignas(8) u64 full_v[C::kStages];    // V tile of a slot landed
+  alignas(8) u64 empty[C::kStages];     // every consumer warp finished reading a slot (K and V)
+};
+
+// ---------------------------------------------------------------------------------------------------------------------
+// PTX wrappers (Hopper). Sections by title and anchor of docs.nvidia.com/cuda/parallel-thread-execution/.
+// ---------------------------------------------------------------------------------------------------------------------
+
+// PTX ISA: mbarrier.init (#parallel-synchronization-and-communication-instructions-mbarrier-init).
+__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// PTX ISA: fence.proxy.async (#parallel-synchronization-and-communication-instructions-membar): the initialised
+// barriers become visible to the async proxy (TMA complete_tx) before any copy is issued.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// PTX ISA: mbarrier.arrive with .expect_tx (#parallel-synchronization-and-communication-instructions-mbarrier-arrive):
+// one arrival, and the phase also waits for `bytes` of complete_tx.
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// PTX ISA: mbarrier.arrive (#parallel-synchronization-and-communication-instructions-mbarrier-arrive).
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// PTX ISA: mbarrier.try_wait.parity (#parallel-synchronization-and-communication-instructions-mbarrier-test-wait):
+// returns once the phase with parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// PTX ISA: prefetch.tensormap (#data-movement-and-conversion-instructions-prefetch-prefetchu).
+__device__ __forceinline__ void prefetch_tensor_map(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map)) : "memory");
+}
+// PTX ISA: cp.async.bulk.tensor (#data-movement-and-conversion-instructions-cp-async-bulk-tensor), tile mode,
+// completion through the mbarrier's tx-count. Coordinates innermost first, in elements; out-of-bounds elements are
+// zero-filled (and, to be checked on the GPU, still counted in the transaction bytes).
+__device__ __forceinline__ void tma_load_3d(u32 dst, const void* map, u32 bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_4d(u32 dst, const void* map, u32 bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// PTX ISA: setmaxnreg (#miscellaneous-instructions-setmaxnreg): warpgroup-wide register reallocation; needs
+// __launch_bounds__(threads, 1) and no relocatable device code, or ptxas ignores it (C7508 / C7504).
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+// PTX ISA: wgmma.fence (#asynchronous-warpgroup-level-matrix-instructions-wgmma-fence): orders this warpgroup's
+// register writes (O rescale, P packing) before the wgmma that reads them.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+// PTX ISA: wgmma.commit_group (#asynchronous-warpgroup-level-matrix-instructions-wgmma-commit-group).
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// PTX ISA: wgmma.wait_group (#asynchronous-warpgroup-level-matrix-instructions-wgmma-wait-group): at most kPending
+// of this warpgroup's committed groups are still in flight afterwards (groups retire in order).
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// The compiler sees a wgmma's registers as written at issue; this empty asm re-defines them after the matching
+// wait, so no read of an accumulator is hoisted above the wait and no A-operand register is reused while in flight
+// (the CUTLASS warpgroup_fence_operand idea, written here for plain arrays).
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(u32 (&r)[kN][4]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+// PTX ISA: matrix descriptor (#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor):
+// bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4,
+// 49-51 base offset (0: every slab starts on a 1024-byte atom), 62-63 swizzle (1 = 128B).
+// K-major, 128B swizzle (Q, K): SBO = 1024 (next 8 rows); LBO unused (the k16 step stays inside one 128-byte row),
+// encoded as 1. MN-major, 128B swizzle (V read as B with imm-trans-b = 1): SBO = 1024 (next 8 keys, i.e. k rows),
+// LBO = bytes from one 64-column slab of N to the next.
+__device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_bytes) {
+  u64 d = 0;
+  d |= static_cast<u64>((smem_addr >> 4) & 0x3fffu);
+  d |= static_cast<u64>((lbo_bytes >> 4) & 0x3fffu) << 16;
+  d |= static_cast<u64>((sbo_bytes >> 4) & 0x3fffu) << 32;
+  d |= static_cast<u64>(1) << 62;
+  return d;
+}
+
+// m64n64k16, f32 accumulator: 32 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+// m64n128k16, f32 accumulator: 64 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+// m64n256k16, f32 accumulator: 128 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define KSEEK_WG_F8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+    "+f"(d[i + 6]), "+f"(d[i + 7])
+#define KSEEK_WG_F32(d, i) KSEEK_WG_F8(d, i), KSEEK_WG_F8(d, i + 8), KSEEK_WG_F8(d, i + 16), KSEEK_WG_F8(d, i + 24)
+#define KSEEK_WG_OPS64(d) KSEEK_WG_F32(d, 0)
+#define KSEEK_WG_OPS128(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32)
+#define KSEEK_WG_OPS256(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32), KSEEK_WG_F32(d, 64), KSEEK_WG_F32(d, 96)
+#define KSEEK_WG_SS64(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+#define KSEEK_WG_RS64(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_SS128(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+#define KSEEK_WG_RS128(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_SS256(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+#define KSEEK_WG_RS256(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
+
+// PTX ISA: wgmma.mma_async (#asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async), both operands from
+// shared-memory descriptors, K-major (imm-trans-a = imm-trans-b = 0): d (+)= A[64 x 16] B[16 x N]. accumulate == 0
+// ignores d's old value (scale-d false), so no zeroing of an accumulator is ever needed.
+template <int kN, bool kF16>
+__device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], u64 desc_a, u64 desc_b, u32 accumulate) {
+  if constexpr (kN == 64) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS64("f16.f16") : KSEEK_WG_OPS64(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS64("bf16.bf16") : KSEEK_WG_OPS64(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 128) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS128("f16.f16") : KSEEK_WG_OPS128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS128("bf16.bf16") : KSEEK_WG_OPS128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  } else {
+    static_assert(kN == 256, "wgmma_ss covers N = 64, 128, 256");
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS256("f16.f16") : KSEEK_WG_OPS256(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS256("bf16.bf16") : KSEEK_WG_OPS256(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  }
+}
+
+// PTX ISA: wgmma.mma_async, A from registers (#asynchronous-warpgroup-level-matrix-register-fragment-wgmma-64n16:
+// a0 = (row g, k 2t..2t+1), a1 = (g + 8, 2t..), a2 = (g, 2t + 8..), a3 = (g + 8, 2t + 8..) within the warp's 16
+// rows), B from a descriptor read MN-major (imm-trans-b = 1): d += A[64 x 16] B[16 x N].
+template <int kN, bool kF16>
+__device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const u32 (&a)[4], u64 desc_b, u32 accumulate) {
+  if constexpr (kN == 64) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS64("f16.f16")
+                   : KSEEK_WG_OPS64(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS64("bf16.bf16")
+                   : KSEEK_WG_OPS64(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 128) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS128("f16.f16")
+                   : KSEEK_WG_OPS128(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS128("bf16.bf16")
+                   : KSEEK_WG_OPS128(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  } else {
+    static_assert(kN == 256, "wgmma_rs covers N = 64, 128, 256");
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS256("f16.f16")
+                   : KSEEK_WG_OPS256(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS256("bf16.bf16")
+                   : KSEEK_WG_OPS256(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Geometry shared by the producer and the consumers (both must agree on every tile count).
+// ---------------------------------------------------------------------------------------------------------------------
+struct Work {
+  int b, h, kvh;     // sequence, query head, its kv head (h / group)
+  int q_start, sq;   // first row of the sequence in Q/O, and its query count
+  int sk, k_start;   // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
+  int row0;          // first query row (within the sequence) of this CTA
+  int shift;         // sk - sq: bottom-right causal alignment
+  int n_tiles;       // key tiles this CTA visits: 0 .. n_tiles - 1, processed from the last one down
+};
+
+// One past the last key row i may see (no window: the causal edge, or sk).
+__device__ __forceinline__ int row_key_end(int i, const Work& w, int causal) {
+  if (!causal) return w.sk;
+  const int hi = i + w.shift + 1;
+  return hi < 0 ? 0 : (hi > w.sk ? w.sk : hi);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Producer: one warp. Lane 0 arms each barrier with the bytes of its tile; the lanes then issue the boxes (paged: one
+// lane per page slice of the tile, each looking up its own block_table entry).
+// ---------------------------------------------------------------------------------------------------------------------
+template <class C>
+__device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Work& w) {
+  const AttentionProblem& pr = args.problem;
+  const int lane = threadIdx.x & 31;
+  const void* map_q = &args.tensor_maps[0];  // Q [d, hq, total_q], box {64, 1, BM}
+  const void* map_k = &args.tensor_maps[1];  // K [d, hkv, total_k] box {64, 1, BN}, or [d, hkv, bs, nb] box {64, 1, rpb, 1}
+  const void* map_v = &args.tensor_maps[2];  // V, as K
+  if (lane == 0) {
+    prefetch_tensor_map(map_q);
+    prefetch_tensor_map(map_k);
+    prefetch_tensor_map(map_v);
+    mbar_arrive_expect_tx(smem_u32(&sm.full_q), C::kQBytes);
+#pragma unroll
+    for (int hf = 0; hf < C::kHalves; ++hf) {
+      tma_load_3d(smem_u32(&sm.q[hf][0][0]), map_q, smem_u32(&sm.full_q), hf * kSwizzleCols, w.h, w.q_start + w.row0);
+    }
+  }
+  // Paged: rows per box (a page, or a tile-sized slice of a larger page) and boxes per tile; the plan asked for
+  // exactly this box. The last box that holds a key of the sequence bounds every lookup: slices past sk reload that
+  // box (finite data, masked to -inf / zero weight) instead of reading block_table past the sequence's row.
+  const int rpb = pr.paged ? (pr.block_size < C::kBN ? pr.block_size : C::kBN) : C::kBN;
+  const int boxes = C::kBN / rpb;
+  const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
+  const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
+
+  for (int t = 0; t < w.n_tiles; ++t) {
+    const int stage = t % C::kStages;
+    const int round = t / C::kStages;
+    const int n = w.n_tiles - 1 - t;
+    if (t >= C::kStages) {
+      // WAR on the ring slot: every consumer warp has finished its wgmmas on round - 1 of this slot before TMA
+      // overwrites it (that release completed phase round - 1 of empty[stage]).
+      mbar_wait(smem_u32(&sm.empty[stage]), static_cast<u32>((round - 1) & 1));
+    }
+    int page = 0, in_page = 0;
+    if (pr.paged && lane < boxes) {
+      int key = n * C::kBN + lane * rpb;
+      key = key < last_box_key ? key : last_box_key;
+      const int col = key / pr.block_size;
+      in_page = key - col * pr.block_size;
+      page = table_row[col];
+    }
+    const u32 full_k = smem_u32(&sm.full_k[stage]);
+    const u32 full_v = smem_u32(&sm.full_v[stage]);
+    if (lane == 0) {
+      mbar_arrive_expect_tx(full_k, C::kKVBytes);
+      mbar_arrive_expect_tx(full_v, C::kKVBytes);
+    }
+    __syncwarp();  // both barriers are armed (arrival + expected bytes) before any lane's box can complete on them
+    if (pr.paged) {
+      if (lane < boxes) {
+#pragma unroll
+        for (int hf = 0; hf < C::kHalves; ++hf) {
+          tma_load_4d(smem_u32(&sm.k[stage][hf][lane * rpb][0]), map_k, full_k, hf * kSwizzleCols, w.kvh, in_page, page);
+        }
+#pragma unroll
+        for (int hf = 0; hf < C::kHalves; ++hf) {
+          tma_load_4d(smem_u32(&sm.v[stage][hf][lane * rpb][0]), map_v, full_v, hf * kSwizzleCols, w.kvh, in_page, page);
+        }
+      }
+    } else if (lane == 0) {
+      const int row = w.k_start + n * C::kBN;
+#pragma unroll
+      for (int hf = 0; hf < C::kHalves; ++hf) {
+        tma_load_3d(smem_u32(&sm.k[stage][hf][0][0]), map_k, full_k, hf * kSwizzleCols, w.kvh, row);
+      }
+#pragma unroll
+      for (int hf = 0; hf < C::kHalves; ++hf) {
+        tma_load_3d(smem_u32(&sm.v[stage][hf][0][0]), map_v, full_v, hf * kSwizzleCols, w.kvh, row);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Consumer pieces. Fragment layout of an m64nN f32 accumulator (PTX ISA #wgmma-64n16-d): warp q of the warpgroup owns
+// rows 16q..16q+15; register 4i + 2hf + e holds row 16q + g + 8hf, column 8i + 2t + e (g = lane / 4, t = lane % 4).
+// ---------------------------------------------------------------------------------------------------------------------
+
+// S = Q K^T over d in k16 steps: step kk reads 32 bytes into 64-column slab kk / 4 of Q and of K.
+template <class C>
+__device__ __forceinline__ void issue_qk(float (&s)[C::kSRegs], const Smem<C>& sm, int stage, int wgc) {
+#pragma unroll
+  for (int kk = 0; kk < C::kD / 16; ++kk) {
+    const int slab = kk / 4, within = (kk % 4) * 32;
+    const u64 da = make_desc(smem_u32(&sm.q[slab][wgc * kRowsPerWG][0]) + within, 16, kSwizzleAtomBytes);
+    const u64 db = make_desc(smem_u32(&sm.k[stage][slab][0][0]) + within, 16, kSwizzleAtomBytes);
+    wgmma_ss<C::kBN, C::kF16>(s, da, db, kk > 0 ? 1u : 0u);
+  }
+}
+
+// O += P V over the tile's keys in k16 steps: step kk starts 16 key rows (2048 bytes) into V's slabs.
+template <class C>
+__device__ __forceinline__ void issue_pv(float (&o)[C::kORegs], const u32 (&p)[C::kPSteps][4], const Smem<C>& sm,
+                                         int stage) {
+  constexpr u32 kSlabBytes = C::kBN * kSwizzleCols * 2;  // LBO: from columns 64j.. to 64(j+1).. of V
+#pragma unroll
+  for (int kk = 0; kk < C::kPSteps; ++kk) {
+    if constexpr (kPvPerHalf) {
+#pragma unroll
+      for (int hf = 0; hf < C::kHalves; ++hf) {
+        const u64 db = make_desc(smem_u32(&sm.v[stage][hf][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
+        wgmma_rs<kSwizzleCols, C::kF16>(*reinterpret_cast<float(*)[kSwizzleCols / 2]>(&o[hf * (kSwizzleCols / 2)]),
+                                        p[kk], db, 1u);
+      }
+    } else {
+      const u64 db = make_desc(smem_u32(&sm.v[stage][0][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
+      wgmma_rs<C::kD, C::kF16>(o, p[kk], db, 1u);
+    }
+  }
+}
+
+// Masks S (keys at or past each row's end become -inf) for a tile that reaches past the first row's end.
+template <class C>
+__device__ __forceinline__ void mask_tile(float (&s)[C::kSRegs], int n, int tok0, const Work& w, int causal) {
+  const int t4 = threadIdx.x & 3;
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    const int end = row_key_end(tok0 + 8 * hf, w, causal);
+#pragma unroll
+    for (int i = 0; i < C::kBN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int key = n * C::kBN + 8 * i + 2 * t4 + e;
+        if (key >= end) s[4 * i + 2 * hf + e] = neg_inf();
+      }
+  }
+}
+
+// Online softmax on one S tile, in place (S becomes P): m and l per row (2 rows per thread, a row spread over a quad),
+// alpha = 2^((m_old - m_new) * scale) returned for the O rescale. p = 2^(s * scale_log2 - m * scale_log2).
+template <class C>
+__device__ __forceinline__ void softmax_tile(float (&s)[C::kSRegs], float (&m_run)[2], float (&l_run)[2],
+                                             float (&alpha)[2], float scale_log2) {
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    float mx = neg_inf();
+#pragma unroll
+    for (int i = 0; i < C::kBN / 8; ++i) mx = fmaxf(mx, fmaxf(s[4 * i + 2 * hf], s[4 * i + 2 * hf + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_new = fmaxf(m_run[hf], mx);
+    const float m_scaled = m_new == neg_inf() ? 0.0f : m_new * scale_log2;  // a row with nothing visible stays at 0
+    alpha[hf] = m_new == m_run[hf] ? 1.0f : fast_exp2(fmaf(m_run[hf], scale_log2, -m_scaled));
+    m_run[hf] = m_new;
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < C::kBN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float p = fast_exp2(fmaf(s[4 * i + 2 * hf + e], scale_log2, -m_scaled));
+        s[4 * i + 2 * hf + e] = p;
+        sum += p;
+      }
+    l_run[hf] = l_run[hf] * alpha[hf] + sum;
+  }
+}
+
+// P (f32 accumulator layout of m64 x BN) -> A fragments of BN/16 k16 steps: step kk packs accumulator n-tiles 2kk and
+// 2kk + 1, which is exactly the A layout (PTX ISA #wgmma-64n16-a), so no shuffle is needed.
+template <class C>
+__device__ __forceinline__ void pack_p(const float (&s)[C::kSRegs], u32 (&p)[C::kPSteps][4]) {
+#pragma unroll
+  for (int kk = 0; kk < C::kPSteps; ++kk) {
+    p[kk][0] = pack_half2<C::kF16>(s[8 * kk + 0], s[8 * kk + 1]);
+    p[kk][1] = pack_half2<C::kF16>(s[8 * kk + 2], s[8 * kk + 3]);
+    p[kk][2] = pack_half2<C::kF16>(s[8 * kk + 4], s[8 * kk + 5]);
+    p[kk][3] = pack_half2<C::kF16>(s[8 * kk + 6], s[8 * kk + 7]);
+  }
+}
+
+// Consumer warpgroup wgc (0 or 1): rows row0 + 64 wgc .. + 63 of the CTA.
+template <class C>
+__device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Work& w, int wgc) {
+  const AttentionProblem& pr = args.problem;
+  const int lane = threadIdx.x & 31, warp_in_wg = (threadIdx.x >> 5) & 3;
+  const int g = lane >> 2, t4 = lane & 3;
+  const int tok0 = w.row0 + wgc * kRowsPerWG + warp_in_wg * 16 + g;  // this thread's rows: tok0 and tok0 + 8
+  const int causal = pr.causal;
+  const float scale_log2 = pr.softmax_scale * kLog2e;
+  // Tiles ending at or before the first row of this warpgroup's end need no mask (row ends grow with the row).
+  const int unmasked_to = row_key_end(w.row0 + wgc * kRowsPerWG, w, causal);
+
+  float o[C::kORegs];
+#pragma unroll
+  for (int i = 0; i < C::kORegs; ++i) o[i] = 0.0f;
+  float m_run[2] = {neg_inf(), neg_inf()}, l_run[2] = {0.0f, 0.0f};
+  float s[C::kSRegs];
+  u32 p[C::kPSteps][4];
+
+  // RAW on Q: the Q tile has landed before the first wgmma reads it (also keeps the CTA alive until it lands).
+  mbar_wait(smem_u32(&sm.full_q), 0u);
+
+  if (w.n_tiles > 0) {
+    // ---- tile 0 (the last key tile): S, mask, softmax; its P V is issued together with tile 1's S ---------------
+    {
+      const int n = w.n_tiles - 1;
+      mbar_wait(smem_u32(&sm.full_k[0]), 0u);  // RAW on K: slot 0, round 0 landed
+      wgmma_fence();
+      issue_qk<C>(s, sm, 0, wgc);
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_regs(s);
+      if (n * C::kBN + C::kBN > unmasked_to) mask_tile<C>(s, n, tok0, w, causal);
+      float alpha[2];
+      softmax_tile<C>(s, m_run, l_run, alpha, scale_log2);
+      pack_p<C>(s, p);
+    }
+    // ---- steady state: S_t and P_{t-1} V_{t-1} in flight together; softmax of S_t overlaps the P V ----------------
+#pragma unroll 1
+    for (int t = 1; t < w.n_tiles; ++t) {
+      const int stage = t % C::kStages, prev = (t - 1) % C::kStages;
+      const int n = w.n_tiles - 1 - t;
+      mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on K of tile t
+      wgmma_fence();  // P packing and the O rescale (plain register writes) are ordered before these wgmmas
+      issue_qk<C>(s, sm, stage, wgc);
+      wgmma_commit();
+      mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((t - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
+      wgmma_fence();  // ptxas injected this itself (C7519) when only the fence above S was written
+      issue_pv<C>(o, p, sm, prev);
+      wgmma_commit();
+      wgmma_wait<1>();  // S_t is complete (groups retire in order); P V may still run
+      fence_regs(s);
+      if (n * C::kBN + C::kBN > unmasked_to) mask_tile<C>(s, n, tok0, w, causal);
+      float alpha[2];
+      softmax_tile<C>(s, m_run, l_run, alpha, scale_log2);
+      wgmma_wait<0>();  // P_{t-1} V_{t-1} complete: O may be read, P's registers reused, slot prev released
+      fence_regs(o);
+      fence_regs(p);
+      __syncwarp();
+      // WAR on slot prev: this warp's wgmmas no longer read its K or V (8 warp arrivals complete the phase).
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty[prev]));
+#pragma unroll
+      for (int i = 0; i < C::kD / 8; ++i) {
+        o[4 * i + 0] *= alpha[0];
+        o[4 * i + 1] *= alpha[0];
+        o[4 * i + 2] *= alpha[1];
+        o[4 * i + 3] *= alpha[1];
+      }
+      pack_p<C>(s, p);
+    }
+    // ---- the last P V --------------------------------------------------------------------------------------------
+    {
+      const int t = w.n_tiles - 1;
+      const int stage = t % C::kStages;
+      mbar_wait(smem_u32(&sm.full_v[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on V of the last tile
+      wgmma_fence();
+      issue_pv<C>(o, p, sm, stage);
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_regs(o);
+      fence_regs(p);
+      // No release needed: the producer issues nothing after its last tile.
+    }
+  }
+
+  // ---- epilogue: O / l in the output dtype, lse = ln(l) + m * scale --------------------------------------------------
+  const bool pair_ok =
+      aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
+                 pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    float l = l_run[hf];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const int tok = tok0 + 8 * hf;
+    if (tok >= w.sq) continue;  // rows past the sequence (or Q) were computed on other or zero rows: never stored
+    const i64 qrow = static_cast<i64>(w.q_start) + tok;
+    const float factor = l > 0.0f ? fast_rcp(l) : 0.0f;
+    const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
+#pragma unroll
+    for (int i = 0; i < C::kD / 8; ++i) {
+      store_out_pair(pr.o, base + 8 * i + 2 * t4, o[4 * i + 2 * hf] * factor, o[4 * i + 2 * hf + 1] * factor,
+                     pr.dtype_o, pair_ok);
+    }
+    if (pr.return_lse && t4 == 0) {
+      const float lse2 = l > 0.0f ? m_run[hf] * scale_log2 + fast_log2(l) : neg_inf();
+      pr.lse[static_cast<i64>(w.h) * pr.lse_head_stride + qrow] = lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
+    }
+  }
+}
+
+// The kernel body: grid (m blocks, heaviest first; query heads; sequences), 384 threads, one CTA per SM.
+template <class C>
+__device__ __forceinline__ void forward(const Args& args) {
+  const AttentionProblem& pr = args.problem;
+  // The dynamic window is 16-byte aligned at least; the plan adds 1024 bytes so the swizzle atoms can be aligned here.
+  const u32 raw = smem_u32(kseek_fa3_smem);
+  Smem<C>& sm = *reinterpret_cast<Smem<C>*>(kseek_fa3_smem + (((raw + 1023u) & ~1023u) - raw));
+
+  Work w;
+  w.b = blockIdx.z;
+  w.h = blockIdx.y;
+  const int group = pr.num_heads_q / pr.num_heads_kv;
+  w.kvh = w.h / group;
+  w.q_start = pr.cu_seqlens_q[w.b];
+  w.sq = pr.cu_seqlens_q[w.b + 1] - w.q_start;
+  w.row0 = (gridDim.x - 1 - blockIdx.x) * kBM;  // causal: the longest key ranges start first
+  if (w.row0 >= w.sq) return;                    // CTA-uniform, before any barrier exists
+  w.sk = pr.seqused_k ? pr.seqused_k[w.b] : pr.cu_seqlens_k[w.b + 1] - pr.cu_seqlens_k[w.b];
+  w.k_start = pr.paged ? 0 : pr.cu_seqlens_k[w.b];
+  w.shift = w.sk - w.sq;
+  const int last_row = (w.row0 + kBM < w.sq ? w.row0 + kBM : w.sq) - 1;
+  const int key_end = row_key_end(last_row, w, pr.causal);  // causal block skipping: nothing past the last row's end
+  w.n_tiles = (key_end + C::kBN - 1) / C::kBN;
+
+  if (threadIdx.x == 0) {
+    mbar_init(smem_u32(&sm.full_q), 1);
+#pragma unroll
+    for (int st = 0; st < C::kStages; ++st) {
+      mbar_init(smem_u32(&sm.full_k[st]), 1);
+      mbar_init(smem_u32(&sm.full_v[st]), 1);
+      mbar_init(smem_u32(&sm.empty[st]), kConsumerWarps);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();  // every barrier is initialised before any thread arms, waits on or completes it
+
+  const int wg = threadIdx.x / kWGThreads;
+  if (wg == 0) {
+    setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x < 32) produce<C>(args, sm, w);
+    return;
+  }
+  setmaxnreg_inc<kConsumerRegs>();
+  consume<C>(args, sm, w, wg - 1);
+}
+
+}  // namespace ws
+
 }  // namespace seed
 }  // namespace attention_fa3
 }  // namespace plugins
@@ -1119,6 +1762,39 @@ extern "C" __global__ void __launch_bounds__(128)
 }
 
 // =====================================================================================================================
+// Stage (a) kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0).
+// d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
+// 2 stages (Q 64 KiB + K/V 128 KiB).
+// =====================================================================================================================
+// d256 is off by default: no case-study row reaches it (both d256 rows carry softcap, stage (b)) and its two kernels
+// add ~15 s of ptxas to a build that must stay under the plugin's 300 s cap. Set to 1 to compile them (nvcc -Xptxas -v:
+// 168 registers, no spills, like the others).
+#define KSEEK_FA3_WS_WITH_D256 0
+#if KSEEK_FA3_WS_WITH_D256
+#define KSEEK_FA3_WS_D256_KERNELS(X) \
+  X(bf16_d256, 256, 64, 2, 0)        \
+  X(fp16_d256, 256, 64, 2, 1)
+#else
+#define KSEEK_FA3_WS_D256_KERNELS(X)
+#endif
+#define KSEEK_FA3_WS_KERNELS(X)  \
+  X(bf16_d64, 64, 128, 3, 0)     \
+  X(fp16_d64, 64, 128, 3, 1)     \
+  X(bf16_d128, 128, 128, 2, 0)   \
+  X(fp16_d128, 128, 128, 2, 1)   \
+  KSEEK_FA3_WS_D256_KERNELS(X)
+
+#define KSEEK_FA3_WS_CFG(D, BN, ST, F16) ::kseek::plugins::attention_fa3::seed::ws::Config<D, BN, ST, (F16) != 0>
+
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, BN, ST, F16)                                                        \
+  extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)            \
+      kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, BN, ST, F16)>(args);                    \
+  }
+
+KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
+
+// =====================================================================================================================
 // Plan: picks the tiling from sizes alone, then the split count, the workspace and the launches.
 // =====================================================================================================================
 namespace kseek {
@@ -1173,11 +1849,112 @@ __device__ __forceinline__ void set_launch(PlannedLaunch& l, const char* name, u
   l.reserved = 0;
 }
 
+// ---------------------------------------------------------------------------------------------------------------------
+// Stage (a) plan: the warp-specialised kernels take dense 16-bit prefill with no window, softcap, sinks, q_v or spans,
+// d == dv in {64, 128} (and 256 with KSEEK_FA3_WS_WITH_D256), TMA-legal strides and (paged) page sizes that tile a key tile or are tiled by it. Anything
+// else returns false and the seed's plan runs unchanged.
+// ---------------------------------------------------------------------------------------------------------------------
+namespace ws {
+
+struct WsChoice {
+  const char* name;
+  int bn;
+  unsigned smem;
+};
+
+__device__ __forceinline__ bool choose_ws_kernel(int d, bool f16, WsChoice& out) {
+#define KSEEK_FA3_WS_MATCH(ename, D, BN, ST, F16)                                   \
+  if (d == D && f16 == ((F16) != 0)) {                                              \
+    out.name = "kseek_fa3_ws_" #ename;                                              \
+    out.bn = BN;                                                                    \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, BN, ST, F16)>)) + 1024u; \
+    return true;                                                                    \
+  }
+  KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_MATCH)
+#undef KSEEK_FA3_WS_MATCH
+  return false;
+}
+
+__device__ __forceinline__ bool strides_16b(i64 a, i64 b, i64 c) { return a % 8 == 0 && b % 8 == 0 && c % 8 == 0; }
+
+__device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor, unsigned rank, unsigned b0, unsigned b1,
+                                            unsigned b2, unsigned b3, unsigned l2) {
+  m.tensor = tensor;
+  m.box_rank = rank;
+  m.box[0] = b0;
+  m.box[1] = b1;
+  m.box[2] = b2;
+  m.box[3] = b3;
+  m.box[4] = 0;
+  m.swizzle = kSwizzle128B;  // must match the smem layout the wgmma descriptors read (swizzle field 1 = 128B)
+  m.l2_promotion_bytes = l2;
+  m.reserved = 0;
+}
+
+// Fills `plan` (already zeroed, abi_version set) and returns true when the stage (a) path takes the problem.
+__device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
+  const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
+  if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch <= 0 || pr.batch > 65535 || hq > 65535) return false;
+  if (pr.total_q <= 0 || pr.total_k <= 0) return false;
+  if (pr.dtype_qkv != attention::kDTypeBF16 && pr.dtype_qkv != attention::kDTypeFP16) return false;
+  if (pr.dtype_o != attention::kDTypeBF16 && pr.dtype_o != attention::kDTypeFP16 && pr.dtype_o != attention::kDTypeFP32)
+    return false;
+  if (pr.head_dim != pr.head_dim_v) return false;
+  if (pr.has_q_v || pr.has_sinks || pr.softcap != 0.0f || pr.num_spans != 0) return false;       // stage (b)
+  if (pr.window_left >= 0 || (!pr.causal && pr.window_right >= 0)) return false;                  // stage (b)
+  if (!(pr.softmax_scale > 0.0f)) return false;
+  // Prefill only: decode-like and mixed batches (few query rows per sequence) stay on the seed's split-KV tilings.
+  if (pr.max_seqlen_q < kBM || static_cast<i64>(pr.total_q) < static_cast<i64>(pr.batch) * (kBM / 2)) return false;
+  WsChoice wc{};
+  if (!choose_ws_kernel(pr.head_dim, pr.dtype_qkv == attention::kDTypeFP16, wc)) return false;
+  // TMA: every global stride a multiple of 16 bytes (8 16-bit elements); boxes of at most 256 rows.
+  if (!strides_16b(pr.q_row_stride, pr.q_head_stride, 0)) return false;
+  if (!strides_16b(pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0)) return false;
+  if (!strides_16b(pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0)) return false;
+  // A box never exceeds its tensor: Q needs a full 128-row box of tokens, packed K/V a full key tile.
+  if (pr.total_q < kBM || (!pr.paged && pr.total_k < wc.bn)) return false;
+  int rpb = wc.bn;
+  if (pr.paged) {
+    const int bs = pr.block_size;
+    if (bs <= 0 || bs % 8 != 0 || pr.max_blocks_per_seq <= 0 || pr.num_blocks <= 0) return false;
+    if (bs < wc.bn && wc.bn % bs != 0) return false;  // pages tile a key tile ...
+    if (bs >= wc.bn && bs % wc.bn != 0) return false;  // ... or a key tile tiles a page
+    rpb = bs < wc.bn ? bs : wc.bn;
+    if (wc.bn / rpb > 32) return false;  // one producer lane per box
+  }
+  const long long m_blocks = (static_cast<long long>(pr.max_seqlen_q) + kBM - 1) / kBM;
+  if (m_blocks > 0x7fffffffLL) return false;
+  // No split-KV here: a grid that cannot cover the SMs once (H22's cascade prefix call: 256 rows x 32768 keys, 64
+  // CTAs) is left to the seed, which splits the keys.
+  u32 sms = sm_count();
+  if (sms == 0) sms = 132;
+  if (m_blocks * hq * pr.batch < static_cast<long long>(sms)) return false;
+
+  set_launch(plan->launches[0], wc.name, static_cast<unsigned>(m_blocks), static_cast<unsigned>(hq),
+             static_cast<unsigned>(pr.batch), wc.smem);
+  plan->launches[0].block = PlanDim3{static_cast<unsigned>(kThreads), 1u, 1u};
+  plan->num_launches = 1;
+  plan->workspace_bytes = 0;
+  plan->num_tensor_maps = 3;
+  request_map(plan->tensor_maps[0], attention::kTensorQ, 3, kSwizzleCols, 1, kBM, 0, 0);
+  if (pr.paged) {
+    request_map(plan->tensor_maps[1], attention::kTensorK, 4, kSwizzleCols, 1, static_cast<unsigned>(rpb), 1, 256);
+    request_map(plan->tensor_maps[2], attention::kTensorV, 4, kSwizzleCols, 1, static_cast<unsigned>(rpb), 1, 256);
+  } else {
+    request_map(plan->tensor_maps[1], attention::kTensorK, 3, kSwizzleCols, 1, static_cast<unsigned>(wc.bn), 0, 256);
+    request_map(plan->tensor_maps[2], attention::kTensorV, 3, kSwizzleCols, 1, static_cast<unsigned>(wc.bn), 0, 256);
+  }
+  return true;
+}
+
+}  // namespace ws
+
 // Fills `plan`; an unsupported problem gets num_launches == 0.
 __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   u8* raw = reinterpret_cast<u8*>(plan);
   for (unsigned i = 0; i < sizeof(LaunchPlan); ++i) raw[i] = 0;
   plan->abi_version = kLaunchPlanAbiVersion;
+  if (ws::make_ws_plan(pr, plan)) return;  // stage (a): the warp-specialised Hopper path
 
   const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
   if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch < 0 || pr.total_q < 0) return;

@@ -39,7 +39,7 @@ struct CampaignThresholds {
   int stagnation_evaluations = 3;        // evaluations without a real improvement
   double stagnation_minutes = 60.0;      // ... or this long since the last improvement
   double min_improvement = 0.01;         // relative geomean gain that counts, at least (beyond the CI anyway)
-  double suspicious_win_ratio = 1.5;     // geomean jump over the best so far that is questioned
+  double suspicious_win_ratio = 1.5;     // jump over the best so far that is questioned: the geomean's or a scenario's
   // Stop-hook blocks per agent session before it lets the agent stop. At most kHostStopBlockCap: a host that ends the
   // turn on its own first would make the log say "blocked" for a stop that happened, with no budget record.
   int hook_block_budget = 8;
