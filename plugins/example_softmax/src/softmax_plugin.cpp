@@ -15,6 +15,7 @@
 
 #include "kseek/example/softmax_problem.h"
 #include "kseek/sdk/plugin.hpp"
+#include "kseek/sdk/scenario_grammar.hpp"
 #include "softmax_device_params.h"
 
 namespace kseek::plugins::example_softmax {
@@ -31,7 +32,6 @@ constexpr std::string_view kPluginVersion = "0.1.0";
 constexpr std::string_view kTargetArch = "sm_90a";
 constexpr std::string_view kDefaultSet = "default";
 constexpr std::string_view kSmallSet = "small";
-constexpr std::string_view kNameGrammar = "rows=R,cols=C,dtype=bf16|fp16|fp32[,scale=S]";
 
 // Include names of the embedded files (CMakeLists.txt's EMBED list).
 constexpr std::string_view kSeedFile = "seed/sm_90a.cu";
@@ -68,12 +68,6 @@ const DTypeInfo* find_dtype(int dtype) {
   return nullptr;
 }
 
-std::string known_dtypes() {
-  std::string list;
-  for (const auto& info : kDTypes) list += (list.empty() ? "" : ", ") + std::string(info.name);
-  return list;
-}
-
 // What a scenario name says. row_stride is always cols: every element of y is compared, so padding between rows
 // would be poisoned memory that no kernel may write.
 struct SoftmaxConfig {
@@ -85,97 +79,47 @@ struct SoftmaxConfig {
 
 std::uint64_t elements(const SoftmaxConfig& c) { return std::uint64_t(c.rows) * std::uint64_t(c.cols); }
 
-// Shortest text that reads back to the same float, so a name round-trips exactly.
-std::string format_scale(float scale) {
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), scale);
-  return ec == std::errc() ? std::string(buffer, end) : std::string("?");
+// The names, declared once: the SDK's grammar parses them (errors name the key and its column) and writes the
+// canonical form (keys in this order, scale left out when it is 1). scale > 0 is what lets a kernel take
+// max(scale * x) as scale * max(x); zero or infinity has no softmax.
+const ScenarioGrammar& name_grammar() {
+  static const ScenarioGrammar grammar = [] {
+    std::vector<std::string> dtypes;
+    for (const auto& info : kDTypes) dtypes.emplace_back(info.name);
+    ScenarioGrammar g;
+    g.integer("rows", 1, std::numeric_limits<int>::max(), "rows of x and y")
+        .integer("cols", 1, std::numeric_limits<int>::max(), "elements per row")
+        .choice("dtype", dtypes, "element type of x and y")
+        .number("scale", /*positive=*/true, "the logits are scale * x", 1.0);
+    return g;
+  }();
+  return grammar;
 }
 
-// The canonical name: keys in grammar order, scale only when it is not 1.
-std::string format_name(const SoftmaxConfig& c) {
-  std::string name = "rows=" + std::to_string(c.rows) + ",cols=" + std::to_string(c.cols) +
-                     ",dtype=" + std::string(find_dtype(c.dtype)->name);
-  if (c.scale != 1.0f) name += ",scale=" + format_scale(c.scale);
-  return name;
+ScenarioValues values_of(const SoftmaxConfig& c) {
+  ScenarioValues v;
+  v.set_integer("rows", c.rows);
+  v.set_integer("cols", c.cols);
+  v.set_choice("dtype", std::string(find_dtype(c.dtype)->name));
+  v.set_number("scale", c.scale);
+  return v;
 }
 
-Result<int> parse_count(std::string_view key, std::string_view text) {
-  long long value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size()) {
-    return make_error(std::string(key) + "='" + std::string(text) + "' is not an integer");
-  }
-  if (ec == std::errc::result_out_of_range || value < 1 || value > std::numeric_limits<int>::max()) {
-    return make_error(std::string(key) + "=" + std::string(text) + " is out of range (1 to " +
-                      std::to_string(std::numeric_limits<int>::max()) + ")");
-  }
-  return static_cast<int>(value);
-}
-
-Result<float> parse_scale(std::string_view text) {
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec == std::errc::invalid_argument || end != text.data() + text.size()) {
-    return make_error("scale='" + std::string(text) + "' is not a number");
-  }
-  const auto scale = static_cast<float>(value);
-  // scale > 0 is what lets a kernel take max(scale * x) as scale * max(x); zero or infinity has no softmax.
-  if (ec == std::errc::result_out_of_range || !std::isfinite(scale) || !(scale > 0.0f)) {
-    return make_error("scale=" + std::string(text) + " must be a positive, finite fp32 value");
-  }
-  return scale;
-}
+std::string format_name(const SoftmaxConfig& c) { return name_grammar().canonical(values_of(c)); }
 
 Result<SoftmaxConfig> parse_name(std::string_view name) {
-  const auto fail = [](const std::string& why) {
-    return make_error(why + " (expected " + std::string(kNameGrammar) + ")");
-  };
-  if (name.empty()) return fail("the name is empty");
+  auto values = name_grammar().parse(name);
+  if (!values) return values.error();
   SoftmaxConfig config;
-  bool seen_rows = false, seen_cols = false, seen_dtype = false, seen_scale = false;
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    const std::size_t comma = std::min(name.find(',', start), name.size());
-    const std::string_view item = name.substr(start, comma - start);
-    start = comma + 1;
-    const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) return fail("'" + std::string(item) + "' is not key=value");
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view value = item.substr(eq + 1);
-    const auto once = [&](bool& seen) {
-      const bool again = seen;
-      seen = true;
-      return !again;
-    };
-    if (key == "rows" || key == "cols") {
-      if (!once(key == "rows" ? seen_rows : seen_cols)) return fail("key '" + std::string(key) + "' appears twice");
-      auto count = parse_count(key, value);
-      if (!count) return fail(count.error().message);
-      (key == "rows" ? config.rows : config.cols) = *count;
-    } else if (key == "dtype") {
-      if (!once(seen_dtype)) return fail("key 'dtype' appears twice");
-      const auto* found = std::find_if(std::begin(kDTypes), std::end(kDTypes),
-                                       [&](const DTypeInfo& info) { return info.name == value; });
-      if (found == std::end(kDTypes)) {
-        return fail("dtype='" + std::string(value) + "' is not one of " + known_dtypes());
-      }
-      config.dtype = found->dtype;
-    } else if (key == "scale") {
-      if (!once(seen_scale)) return fail("key 'scale' appears twice");
-      auto scale = parse_scale(value);
-      if (!scale) return fail(scale.error().message);
-      config.scale = *scale;
-    } else {
-      return fail("unknown key '" + std::string(key) + "' (known: rows, cols, dtype, scale)");
-    }
+  config.rows = static_cast<int>(values->integer("rows"));
+  config.cols = static_cast<int>(values->integer("cols"));
+  for (const auto& info : kDTypes) {
+    if (info.name == values->choice("dtype")) config.dtype = info.dtype;
   }
-  if (!seen_rows) return fail("missing key 'rows'");
-  if (!seen_cols) return fail("missing key 'cols'");
-  if (!seen_dtype) return fail("missing key 'dtype'");
+  config.scale = static_cast<float>(values->number("scale"));
   if (elements(config) > kMaxElements) {
-    return fail("rows * cols = " + std::to_string(elements(config)) + " is over the limit of " +
-                std::to_string(kMaxElements) + " elements");
+    return make_error("rows * cols = " + std::to_string(elements(config)) + " is over the limit of " +
+                      std::to_string(kMaxElements) + " elements (expected " + name_grammar().synopsis() + ")");
   }
   return config;
 }
