@@ -98,7 +98,29 @@ elseif(KSEEK_EXPORT_STEP STREQUAL "residual_rmsnorm")
             "${KSEEK_PROJECT_SOURCE}/seed/residual_rmsnorm_seed.cu" --plugin ${id} --json)
   run_kseek("lint the question pack" 0 questions lint "${KSEEK_PROJECT_SOURCE}/packs/residual_rmsnorm.json")
   run_conformance("${build}" ${id} ops_residual_rmsnorm)
-  file(REMOVE_RECURSE "${build}")
+  # The installed kseek alone: conform, a candidate including toolkit headers, and a campaign that finds its plugin.
+  run_kseek("conform" 0 --plugin-dir "${build}" conform --plugin ${id})
+  expect_in("${STEP_OUTPUT}" "conform" "names-read-back" "seed-builds" "PASSED (CPU half)")
+  file(WRITE "${KSEEK_WORK_DIR}/toolkit.cu" "#include <cuda_bf16.h>\n#include <cooperative_groups.h>\n"
+       "extern \"C\" __global__ void k(__nv_bfloat16* y) { y[0] = __float2bfloat16(1.0f); }\n")
+  run_kseek("a candidate with toolkit headers" 0 --plugin-dir "${build}" build "${KSEEK_WORK_DIR}/toolkit.cu" --plugin ${id})
+  set(campaign "${KSEEK_WORK_DIR}/rmsnorm-campaign")
+  file(REMOVE_RECURSE "${campaign}")
+  run_kseek("init with a plugin folder" 0 --plugin-dir "${build}" init "${campaign}" --plugin ${id})
+  expect_in("${STEP_OUTPUT}" "init" "(recorded)")
+  foreach(file CONTRACT.md include/kseek/device/launch_plan.h)
+    if(NOT EXISTS "${campaign}/${file}")
+      message(FATAL_ERROR "export test: init wrote no ${file}")
+    endif()
+  endforeach()
+  # No --plugin-dir now: campaign.json recorded it. Without a GPU the record is NEEDS_GPU (3); with one, 0 or 1.
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "KSEEK_CACHE_DIR=${KSEEK_WORK_DIR}/nvrtc-cache" "${kseek}" --json
+                          eval --campaign "${campaign}" --correctness-only
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc MATCHES "^[013]$" OR out MATCHES "no plugin")
+    message(FATAL_ERROR "export test: eval in a campaign of an out-of-tree plugin exited ${rc}:\n${out}\n${err}")
+  endif()
+  file(REMOVE_RECURSE "${build}" "${campaign}")
   message(STATUS "export test passed: ${id} builds out of tree, loads, and its seed passes the checker")
 
 elseif(KSEEK_EXPORT_STEP STREQUAL "new_plugin")
@@ -118,6 +140,7 @@ elseif(KSEEK_EXPORT_STEP STREQUAL "new_plugin")
             "${project}/seed/demo_vector_scale_seed.cu" --plugin ${id})
   run_kseek("lint the scaffold pack" 0 questions lint "${project}/packs/demo_vector_scale.json")
   run_conformance("${build}" ${id} demo_vector_scale)
+  run_kseek("conform the scaffold" 0 --plugin-dir "${build}" conform --plugin ${id})
   file(REMOVE_RECURSE "${project}" "${build}")
   message(STATUS "export test passed: kseek new-plugin writes a project that builds and loads as generated")
 

@@ -138,6 +138,21 @@ TEST_F(McpCommand, ACampaignAnswersStatusAskClaimGateAndEval) {
   EXPECT_TRUE(claim_from_mcp) << "the claim is logged with source mcp";
 }
 
+// The issue-18 case: a plugin from an out-of-tree folder given to `init` only. The MCP server, started as a host
+// starts it (no --plugin-dir), evaluates through the folder campaign.json recorded instead of "no plugin is loaded".
+TEST_F(McpCommand, EvalFindsAnOutOfTreePluginThroughTheFolderInitRecorded) {
+  const fs::path dir = root_ / "c";
+  const auto init = kseek::testing::run_kseek("init '" + dir.string() + "' --plugin-dir '" + KSEEK_FIXTURE_GOOD_DIR +
+                                              "' --plugin test.fixture", "mcp-test");
+  ASSERT_EQ(init.exit_code, 0) << init.out;
+  auto replies = session(dir, {call(1, "eval", {{"correctness_only", true}})});
+  ASSERT_EQ(replies.count(1), 1U);
+  const std::string text = text_of(replies[1]);
+  EXPECT_EQ(text.find("no plugin"), std::string::npos) << text;
+  const std::string status = replies[1]["result"]["structuredContent"].value("status", "");
+  EXPECT_TRUE(status == "NEEDS_GPU" || status == "COMPLETE") << text;
+}
+
 // One shell word for any text (single quotes; a quote inside becomes '\'').
 std::string shell_word(const std::string& text) {
   std::string out = "'";

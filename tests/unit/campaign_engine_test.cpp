@@ -400,13 +400,23 @@ TEST(CampaignStore, ConfigParserNamesTheKeyThatIsWrong) {
                                          {"candidate", "../escape.cu", "'candidate': must be a plain file name"},
                                          {"goalz", "x", "'goalz': unknown key"},
                                          {"thresholds", {{"stagnation_evaluations", -1}}, "'thresholds.stagnation_evaluations'"},
-                                         {"plugin", 7, "'plugin': must be a string"}}) {
+                                         {"plugin", 7, "'plugin': must be a string"},
+                                         {"plugin_dirs", {"build/plugins"}, "'plugin_dirs': 'build/plugins' must be an absolute path"},
+                                         {"pack_files", {"packs/x.json"}, "'pack_files': 'packs/x.json' must be an absolute path"}}) {
     auto j = nlohmann::json::parse(good);
     j[k.patch_key] = k.value;
     auto parsed = parse_campaign_config(j.dump(), "campaign.json");
     ASSERT_FALSE(parsed.ok()) << k.patch_key;
     EXPECT_NE(parsed.error().message.find(k.expected), std::string::npos) << parsed.error().message;
   }
+  // Recorded folders and pack files round-trip.
+  auto config = testing::synthetic_config();
+  config.plugin_dirs = {"/opt/plugins"};
+  config.pack_files = {"/home/me/packs/team.json"};
+  auto round = parse_campaign_config(to_json(config).dump(), "campaign.json");
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  EXPECT_EQ(round->plugin_dirs, config.plugin_dirs);
+  EXPECT_EQ(round->pack_files, config.pack_files);
   auto broken = parse_campaign_config("{\n  \"format\": ", "campaign.json");
   ASSERT_FALSE(broken.ok());
   EXPECT_NE(broken.error().message.find("campaign.json:2:"), std::string::npos) << broken.error().message;

@@ -31,6 +31,7 @@ std::string build_cache_key(const CompileRequest& request) {
   std::sort(headers.begin(), headers.end(), [](auto* a, auto* b) { return a->name < b->name; });
   for (const auto* header : headers) hasher.add_field(header->name).add_field(header->text);
   hasher.add_field(fmt::format("{}", request.max_cubin_bytes));
+  hasher.add_field(request.toolkit_identity);
   return hasher.hex_digest();
 }
 

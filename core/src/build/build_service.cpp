@@ -11,6 +11,7 @@
 #include "kseek/core/build/compile_diagnostics.hpp"
 #include "kseek/core/build/isolated_compile.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
+#include "kseek/core/build/toolkit_headers.hpp"
 #include "kseek/core/util/sha256.hpp"
 
 namespace kseek {
@@ -35,8 +36,28 @@ CompileRequest make_compile_request(const Plugin& plugin, SourceFile source, std
   request.timeout_seconds = constraints.compile_timeout_seconds;
   request.max_cubin_bytes = constraints.max_cubin_bytes;
   request.max_compile_memory_bytes = constraints.max_compile_memory_bytes;
+  offer_toolkit_headers(request, toolkit_headers());  // candidates and seeds only: never the harness or a library
   return request;
 }
+
+namespace {
+
+// NVRTC's "could not open source file" names neither what may be included nor where the toolkit is: the one message
+// says both, and its diagnostic moves to the front so that it is the one a person reads (and sees once).
+void explain_unopened_include(const CompileRequest& request, CandidateBuild& build) {
+  auto& diagnostics = build.compile.diagnostics;
+  for (auto it = diagnostics.begin(); it != diagnostics.end(); ++it) {
+    const auto header = unopened_include(*it);
+    if (!header) continue;
+    const std::optional<ToolkitHeaders> none;
+    build.message = unopened_include_message(*it, *header, request,
+                                             request.toolkit_identity.empty() ? none : toolkit_headers());
+    std::rotate(diagnostics.begin(), it, it + 1);
+    return;
+  }
+}
+
+}  // namespace
 
 CompileOutput BuildService::compile(const CompileRequest& request) {
   const std::string key = build_cache_key(request);
@@ -87,6 +108,7 @@ CandidateBuild BuildService::build_and_check(const CompileRequest& request, cons
   // The build failed. A timeout or size cap is final; otherwise look for forbidden names first.
   build.status = Status::kCompileError;
   build.message = build.compile.error;
+  explain_unopened_include(request, build);
   const bool capped = build.compile.error.find("time limit") != std::string::npos ||
                       build.compile.error.find("memory cap") != std::string::npos ||
                       build.compile.error.find("over the cap") != std::string::npos;

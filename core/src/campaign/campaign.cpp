@@ -48,7 +48,7 @@ class ConfigReader {
     if (!root_.is_object()) return problem("", "the top level must be a JSON object");
     static const std::set<std::string> known = {"format", "plugin", "set", "scenarios", "candidate", "arch", "goal",
                                                 "constraints", "packs", "questions", "peer", "thresholds", "eval",
-                                                "created_at"};
+                                                "created_at", "plugin_dirs", "pack_files"};
     for (const auto& [key, value] : root_.items()) {
       if (!known.contains(key)) return problem(key, "unknown key (known: see docs/campaigns.md)");
     }
@@ -60,8 +60,17 @@ class ConfigReader {
         !string_field("candidate", c.candidate, true) || !string_field("arch", c.arch, false) ||
         !string_field("goal", c.goal, true) || !string_field("peer", c.peer, false) ||
         !string_field("created_at", c.created_at, false) || !string_list("scenarios", c.scenarios) ||
-        !string_list("packs", c.packs)) {
+        !string_list("packs", c.packs) || !string_list("plugin_dirs", c.plugin_dirs) ||
+        !string_list("pack_files", c.pack_files)) {
       return error_;
+    }
+    // Hooks and the MCP server run from other folders than the one `init` ran in: a relative path would move.
+    for (const auto& [key, list] : {std::pair{"plugin_dirs", &c.plugin_dirs}, {"pack_files", &c.pack_files}}) {
+      for (const auto& path : *list) {
+        if (!std::filesystem::path(path).is_absolute()) {
+          return problem(key, fmt::format("'{}' must be an absolute path", path));
+        }
+      }
     }
     if (c.candidate.empty() || c.candidate.find('/') != std::string::npos || c.candidate.starts_with(".")) {
       return problem("candidate", "must be a plain file name in the campaign folder, e.g. candidate.cu");
@@ -218,6 +227,8 @@ json to_json(const CampaignConfig& c) {
             {"created_at", c.created_at}};
   if (!c.scenarios.empty()) j["scenarios"] = c.scenarios;
   if (!c.eval.is_null()) j["eval"] = c.eval;
+  if (!c.plugin_dirs.empty()) j["plugin_dirs"] = c.plugin_dirs;
+  if (!c.pack_files.empty()) j["pack_files"] = c.pack_files;
   return j;
 }
 

@@ -51,7 +51,7 @@ Result<std::vector<CampaignEvent>> log_pending_events(const Campaign& campaign) 
 Result<json> ask_and_log(const GlobalOptions& options, const Campaign& campaign, const std::string& event,
                          const std::string& via) {
   if (!campaign.config().questions) return json();
-  const PackLibrary library = collect_question_packs(options);
+  const PackLibrary library = collect_question_packs(with_campaign(options, campaign.config()));
   auto packs = load_campaign_packs(campaign.config(), library.all());
   if (!packs) return packs.error();
   auto log = campaign.read_log();

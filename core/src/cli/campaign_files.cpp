@@ -80,7 +80,9 @@ json mcp_environment() {
   return env;
 }
 
-std::string agents_md(const CampaignConfig& c, const std::string& plugin_description) {
+std::string agents_md(const CampaignConfig& c, const std::string& plugin_description, const ContractFiles& contract) {
+  std::string headers;
+  for (const auto& h : contract.headers) headers += fmt::format("{}`include/{}`", headers.empty() ? "" : ", ", h.name);
   return fmt::format(R"(# Kernel optimisation campaign
 
 You are optimising one CUDA kernel file, `{candidate}`, for the operator `{plugin}` ({description}).
@@ -95,8 +97,10 @@ allowed only when it holds: a stop hook runs the same check.
 
 ## How to work
 
-- Edit only `{candidate}`. It is device code only, compiled in-process with NVRTC; the candidate ABI (plan kernel,
-  launches, workspace, tensor maps) is in the kseek documentation (`docs/candidate-abi.md`).
+- Edit only `{candidate}`. It is device code only, compiled in-process with NVRTC. `CONTRACT.md` is the operator's
+  contract: what the kernel must compute, the candidate ABI (plan kernel, launches, workspace, tensor maps), the
+  constraints, the tolerance rule and how to evaluate. The headers a candidate includes are copied for reading in
+  {headers} (NVRTC is offered kseek's own copies by their include names).
 - `kseek eval` builds, checks the constraints on the binary, checks correctness on every scenario and times the
   candidate against the seed. It records the result in this campaign's log; it takes minutes.
 - `kseek status` shows the best and latest geomean, the trend, the unmet goal terms and open events.
@@ -110,11 +114,12 @@ allowed only when it holds: a stop hook runs the same check.
 - `campaign.json` and `.kseek/` are written only by kseek. Changing or deleting them ends nothing: from then on
   every stop is blocked until a person repairs the campaign (restores the files, or accepts a config edit with
   `kseek reconfigure`).
-- No CUTLASS, CuTe, cuBLAS or cuDNN, no device-side launches: the constraint checker reads the built binary.
+- The constraints in `CONTRACT.md` (forbidden libraries, no device-side launches) are checked on the built binary.
 - A result that looks too good is checked against the physics of the GPU and questioned.
 )",
                      fmt::arg("candidate", c.candidate), fmt::arg("plugin", c.plugin),
-                     fmt::arg("description", plugin_description), fmt::arg("set", c.set), fmt::arg("goal", c.goal));
+                     fmt::arg("description", plugin_description), fmt::arg("set", c.set), fmt::arg("goal", c.goal),
+                     fmt::arg("headers", headers.empty() ? std::string("(none)") : headers));
 }
 
 std::string codex_config(const fs::path& exe, const fs::path& dir) {
@@ -129,10 +134,12 @@ std::string codex_config(const fs::path& exe, const fs::path& dir) {
 
 Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const CampaignConfig& config,
                                                     const fs::path& kseek_executable,
-                                                    const std::string& plugin_description) {
-  const std::vector<std::pair<fs::path, std::string>> files = {
-      {"AGENTS.md", agents_md(config, plugin_description)},
+                                                    const std::string& plugin_description,
+                                                    const ContractFiles& contract) {
+  std::vector<std::pair<fs::path, std::string>> files = {
+      {"AGENTS.md", agents_md(config, plugin_description, contract)},
       {"CLAUDE.md", "@AGENTS.md\n"},
+      {"CONTRACT.md", contract.contract_markdown},
       {".claude/settings.json",
        json{{"hooks", hooks_json(kseek_executable, dir, "claude", HookOrigin::kProjectFile)}}.dump(2) + "\n"},
       {".codex/hooks.json",
@@ -140,6 +147,15 @@ Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const Ca
       {".codex/config.toml", codex_config(kseek_executable, dir)},
       {".mcp.json", mcp_registration(kseek_executable, dir).dump(2) + "\n"},
   };
+  for (const auto& header : contract.headers) {
+    const fs::path name = fs::path("include") / header.name;
+    // An include name is relative and stays inside include/ ("../x.h" would write outside the campaign).
+    if (header.name.empty() || fs::path(header.name).is_absolute() || header.name.find("..") != std::string::npos) {
+      return make_error(fmt::format("candidate header name '{}' cannot be written under include/: it must be a "
+                                    "relative include name without '..'", header.name));
+    }
+    files.emplace_back(name, header.text);
+  }
   std::vector<std::string> kept;
   for (const auto& [name, text] : files) {
     const fs::path path = dir / name;

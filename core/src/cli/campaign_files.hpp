@@ -10,14 +10,23 @@
 
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/sdk/result.hpp"
+#include "kseek/sdk/types.hpp"
 
 namespace kseek::cli {
 
-// Writes AGENTS.md, CLAUDE.md, .claude/settings.json, .codex/hooks.json, .codex/config.toml and .mcp.json;
-// returns the names of files that already existed and were kept as they were.
+// The operator's contract as the campaign carries it: CONTRACT.md and the candidate headers under include/.
+struct ContractFiles {
+  std::string contract_markdown;
+  std::vector<SourceFile> headers;  // by include name, e.g. kseek/device/launch_plan.h
+};
+
+// Writes AGENTS.md, CLAUDE.md, CONTRACT.md, include/<each header>, .claude/settings.json, .codex/hooks.json,
+// .codex/config.toml and .mcp.json; returns the names of files that already existed and were kept as they were.
+// AGENTS.md names only files this writes (or kept).
 Result<std::vector<std::string>> write_agent_files(const std::filesystem::path& dir, const CampaignConfig& config,
                                                     const std::filesystem::path& kseek_executable,
-                                                    const std::string& plugin_description);
+                                                    const std::string& plugin_description,
+                                                    const ContractFiles& contract);
 
 // The hook settings for `host` ("claude" or "codex") as a settings object ({"hooks": ..., "disableAllHooks": false}).
 nlohmann::json hook_settings(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir,

@@ -8,6 +8,13 @@
 
 namespace kseek::cli {
 
+GlobalOptions with_campaign(const GlobalOptions& options, const CampaignConfig& config) {
+  GlobalOptions out = options;
+  for (const auto& dir : config.plugin_dirs) out.plugin_dirs.emplace_back(dir);
+  for (const auto& file : config.pack_files) out.pack_files.emplace_back(file);
+  return out;
+}
+
 void load_plugins(const GlobalOptions& options, PluginRegistry& registry) {
   registry.load_folders(PluginRegistry::search_path(options.plugin_dirs));
 }

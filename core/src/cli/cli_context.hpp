@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/build/build_service.hpp"
+#include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/sdk/types.hpp"
 
@@ -25,10 +26,15 @@ inline constexpr int kExitNeedsGpu = 3;   // everything possible without a GPU w
 
 struct GlobalOptions {
   std::vector<std::filesystem::path> plugin_dirs;
+  std::vector<std::filesystem::path> pack_files;  // question pack files a campaign pinned (campaign.json pack_files)
   std::filesystem::path cache_dir;
   bool no_cache = false;
   bool json = false;
 };
+
+// `options` with what a campaign recorded at `init` added: its plugin folders after those of the command line, and its
+// pinned pack files. Every command that works in a campaign loads plugins and packs through this.
+GlobalOptions with_campaign(const GlobalOptions& options, const CampaignConfig& config);
 
 // Loads every plugin on the search path; problems are kept in the registry for reporting.
 void load_plugins(const GlobalOptions& options, PluginRegistry& registry);

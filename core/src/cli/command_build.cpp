@@ -30,8 +30,17 @@ void print_build(const CandidateBuild& build, const std::filesystem::path& file,
                            build.compile.cache_hit ? "cache hit" : "compiled", build.compile.seconds);
   if (build.status == Status::kCompileError) {
     std::cout << "  " << build.message << "\n";
+    // The message already states the first error (build_service): show its source line, not the error again.
+    bool first = true;
     for (const auto& d : build.compile.diagnostics) {
-      if (d.severity == "error") std::cout << format_diagnostic(d) << "\n";
+      if (d.severity != "error") continue;
+      const bool stated = first && d.line > 0 && build.message.find(fmt::format("{}:{}:", d.file, d.line)) != std::string::npos;
+      first = false;
+      if (!stated) {
+        std::cout << format_diagnostic(d) << "\n";
+      } else if (!d.source_line.empty()) {
+        std::cout << fmt::format("  {:>5} | {}\n", d.line, d.source_line);
+      }
     }
     return;
   }

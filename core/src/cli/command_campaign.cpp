@@ -1,8 +1,11 @@
 // The campaign commands: `kseek init`, `status`, `ask`, `claim`, `steer`, `gate`, `reconfigure`.
 // It must never create a campaign whose config, goal or question packs it could not read back.
+#include <algorithm>
 #include <memory>
 
 #include "campaign_actions.hpp"
+#include "campaign_pack_choice.hpp"
+#include "operator_contract.hpp"
 #include "campaign_files.hpp"
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
@@ -41,6 +44,22 @@ struct InitArgs {
   std::vector<std::string> scenarios, packs;
 };
 
+// The folders later commands of the campaign must load plugins from: every --plugin-dir, and the folder the plugin
+// came from when that is not kseek's own (KSEEK_PLUGIN_PATH may differ in a hook's environment). Absolute.
+std::vector<std::string> campaign_plugin_dirs(const GlobalOptions& options, const LoadedPlugin& loaded) {
+  std::vector<fs::path> folders = options.plugin_dirs;
+  const auto search = PluginRegistry::search_path({});
+  std::error_code ec;
+  const fs::path from = loaded.path.parent_path();
+  if (search.empty() || !fs::equivalent(from, search.back(), ec)) folders.push_back(from);
+  std::vector<std::string> out;
+  for (const auto& folder : folders) {
+    const std::string absolute = fs::absolute(folder, ec).lexically_normal().string();
+    if (std::find(out.begin(), out.end(), absolute) == out.end()) out.push_back(absolute);
+  }
+  return out;
+}
+
 int run_init(const GlobalOptions& options, const InitArgs& args) {
   PluginRegistry registry;
   load_plugins(options, registry);
@@ -65,15 +84,13 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   config.questions = args.questions == "on";
   config.arch = scenarios->empty() || scenarios->front().required_arch.empty() ? info.target_archs.front()
                                                                               : scenarios->front().required_arch;
-  // Packs: the ones named, else every built-in pack and the plugin's own (architecture packs filter themselves).
+  config.plugin_dirs = campaign_plugin_dirs(options, **loaded);
+  // Packs: the ones named, else the built-in ones, the plugin's own and the installed ones that fit (pinned by file).
   const PackLibrary library = collect_question_packs(options);
-  if (!args.packs.empty()) {
-    config.packs = args.packs;
-  } else {
-    for (const auto& named : library.packs) {
-      if (named.source == "builtin" || named.source == "plugin:" + info.id) config.packs.push_back(named.pack.id);
-    }
-  }
+  auto choice = choose_campaign_packs(library, info.id, config.arch, args.packs);
+  if (!choice) return fail(options, kExitUsage, "ERROR", choice.error().message);
+  config.packs = choice->ids;
+  config.pack_files = choice->pinned_files;
   if (auto packs = load_campaign_packs(config, library.all()); !packs) {
     return fail(options, kExitUsage, "ERROR", packs.error().message);
   }
@@ -90,11 +107,24 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   // The hooks and the MCP registration start this kseek again: an empty path there would break every hook.
   auto exe = self_executable();
   if (!exe) return fail(options, kExitUsage, "ERROR", exe.error().message);
-  auto kept = write_agent_files(campaign->dir(), campaign->config(), *exe, info.description);
+  auto constraints = load_constraints(plugin, {});
+  if (!constraints) return fail(options, kExitUsage, "ERROR", constraints.error().message);
+  const ContractFiles contract{contract_markdown(plugin, *constraints, config.arch, *scenarios, "include"),
+                               candidate_header_files(plugin)};
+  auto kept = write_agent_files(campaign->dir(), campaign->config(), *exe, info.description, contract);
   if (!kept) return fail(options, kExitUsage, "ERROR", kept.error().message);
+  auto notes = [](const std::vector<InstalledPackNote>& list) {
+    json out = json::array();
+    for (const auto& n : list) {
+      out.push_back({{"pack", n.id}, {"file", n.file}});
+      if (!n.reason.empty()) out.back()["reason"] = n.reason;
+    }
+    return out;
+  };
   if (options.json) {
     print_json({{"status", "OK"}, {"campaign", campaign->dir().string()}, {"config", to_json(campaign->config())},
-                {"scenarios", scenarios->size()}, {"kept_existing_files", *kept}});
+                {"scenarios", scenarios->size()}, {"kept_existing_files", *kept},
+                {"installed_packs", {{"taken", notes(choice->taken)}, {"left_out", notes(choice->left_out)}}}});
   } else {
     std::cout << fmt::format("campaign created in {}\n", campaign->dir().string());
     std::cout << fmt::format("  plugin {}  set {} ({} scenarios)  arch {}\n", config.plugin, config.set,
@@ -102,7 +132,12 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
     std::cout << fmt::format("  goal   {}\n", config.goal);
     std::cout << fmt::format("  questions {} (packs: {})\n", config.questions ? "on" : "off (control campaign)",
                              fmt::join(config.packs, ", "));
-    std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md .claude/ .codex/ .mcp.json\n",
+    for (const auto& n : choice->taken) std::cout << fmt::format("  installed pack {} taken ({})\n", n.id, n.file);
+    for (const auto& n : choice->left_out) {
+      std::cout << fmt::format("  installed pack {} left out: {} ({})\n", n.id, n.reason, n.file);
+    }
+    for (const auto& dir : config.plugin_dirs) std::cout << fmt::format("  plugin folder {} (recorded)\n", dir);
+    std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md CONTRACT.md include/ .claude/ .codex/ .mcp.json\n",
                              config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
     for (const auto& k : *kept) std::cout << fmt::format("  kept your existing {}\n", k);
     std::cout << "next: cd into it and start your agent, or `kseek run` it\n";

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
+#include "kseek/core/build/toolkit_headers.hpp"
 #include "kseek/core/worker/driver_probe.hpp"
 
 namespace kseek::cli {
@@ -19,6 +20,7 @@ void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_co
     PluginRegistry registry;
     const auto search = PluginRegistry::search_path(options.plugin_dirs);
     registry.load_folders(search);
+    const auto& toolkit = toolkit_headers();
     const auto cache = options.cache_dir.empty() ? BuildCache::default_folder() : options.cache_dir;
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : driver.gpus) {
@@ -33,6 +35,10 @@ void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_co
       print_json({{"status", "OK"},
                   {"nvrtc_version", nvrtc_version()},
                   {"nvrtc_archs", archs},
+                  {"toolkit_headers", toolkit ? nlohmann::json{{"include_dir", toolkit->include_dir.string()},
+                                                               {"cuda_version", toolkit->cuda_version},
+                                                               {"origin", toolkit->origin}, {"note", toolkit->note}}
+                                              : nlohmann::json()},
                   {"driver", {{"available", driver.loaded}, {"version", driver.driver_version}, {"problem", driver.problem}}},
                   {"gpus", gpus},
                   {"plugin_search_path", folders},
@@ -42,6 +48,13 @@ void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_co
       std::string arch_list;
       for (int a : archs) arch_list += fmt::format("{}sm_{}", arch_list.empty() ? "" : " ", a);
       std::cout << fmt::format("NVRTC        {} (targets: {})\n", nvrtc_version(), arch_list);
+      if (toolkit) {
+        std::cout << fmt::format("CUDA headers {} (CUDA_VERSION {}, from {}), offered to candidates\n",
+                                 toolkit->include_dir.string(), toolkit->cuda_version, toolkit->origin);
+        if (!toolkit->note.empty()) std::cout << "  warning: " << toolkit->note << "\n";
+      } else {
+        std::cout << "CUDA headers none found: candidates cannot include cuda_bf16.h and friends (set CUDA_HOME)\n";
+      }
       if (driver.loaded) {
         std::cout << fmt::format("CUDA driver  {}.{}\n", driver.driver_version / 1000, (driver.driver_version % 1000) / 10);
         for (const auto& g : driver.gpus) {

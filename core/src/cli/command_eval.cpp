@@ -32,7 +32,7 @@ struct EvalArgs {
 
 // Inside a campaign (no --plugin): the selection and constraints come from campaign.json alone, because the record is
 // the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal says.
-Result<void> take_campaign_settings(EvalArgs& args) {
+Result<void> take_campaign_settings(EvalArgs& args, GlobalOptions& options) {
   auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
   if (!campaign) return campaign.error();
   for (const auto& [given, option] : {std::pair{!args.set_name.empty(), "--set"},
@@ -47,6 +47,7 @@ Result<void> take_campaign_settings(EvalArgs& args) {
     }
   }
   const CampaignConfig& c = campaign->config();
+  options = with_campaign(options, c);  // the plugin folders `init --plugin-dir` recorded
   args.campaign_dir = campaign->dir();
   args.plugin_id = c.plugin;
   args.set_name = c.set;
@@ -103,9 +104,10 @@ std::vector<std::string> table_row(const nlohmann::json& r) {
           fmt::format("{:.1f}", r.value("wall_seconds", 0.0)), detail};
 }
 
-int run_eval(const GlobalOptions& options, EvalArgs& args) {
+int run_eval(const GlobalOptions& given_options, EvalArgs& args) {
+  GlobalOptions options = given_options;
   if (args.plugin_id.empty()) {
-    if (auto taken = take_campaign_settings(args); !taken) {
+    if (auto taken = take_campaign_settings(args, options); !taken) {
       return fail(options, kExitUsage, "ERROR", taken.error().message + " (outside a campaign, give --plugin ID)");
     }
   }

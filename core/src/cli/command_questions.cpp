@@ -83,7 +83,7 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
           continue;
         }
         listed.push_back({{"pack", pack.id}, {"pack_version", pack.version}, {"source", named.source},
-                          {"file", named.file}, {"architecture", pack.architecture ? nlohmann::json(*pack.architecture) : nlohmann::json()},
+                          {"file", named.file}, {"replaces", named.replaces}, {"architecture", pack.architecture ? nlohmann::json(*pack.architecture) : nlohmann::json()},
                           {"id", q.id}, {"text", q.text}, {"triggers", q.triggers}, {"intent", q.intent},
                           {"requires_other_implementation", q.requires_other_implementation},
                           {"provenance", q.provenance}, {"notes", q.notes}});
@@ -98,6 +98,12 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
       return;
     }
     for (const auto& message : problems) std::cerr << "kseek: warning: " << message << "\n";
+    for (const auto& named : packs) {
+      if (!named.replaces.empty()) {
+        std::cerr << fmt::format("note: pack {} from {} replaces the one in {} (one id, one pack: the installed one "
+                                 "wins)\n", named.pack.id, named.file, named.replaces);
+      }
+    }
     std::cout << table.render();
     std::cout << fmt::format("{} question(s) from {} pack(s)\n", listed.size(), packs.size());
   });

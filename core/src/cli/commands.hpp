@@ -10,6 +10,8 @@ namespace kseek::cli {
 
 void register_plugins_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_scenarios_command(CLI::App& app, GlobalOptions& options, int& exit_code);
+void register_conform_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // plugin conformance (CPU half)
+void register_contract_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // an operator's CONTRACT.md
 void register_build_commands(CLI::App& app, GlobalOptions& options, int& exit_code);  // build, check
 void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_report_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // campaign HTML + markdown

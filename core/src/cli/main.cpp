@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   register_plugins_command(app, options, exit_code);
   register_scenarios_command(app, options, exit_code);
+  register_contract_command(app, options, exit_code);
+  register_conform_command(app, options, exit_code);
   register_build_commands(app, options, exit_code);
   register_eval_command(app, options, exit_code);
   register_report_command(app, options, exit_code);

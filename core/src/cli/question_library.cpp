@@ -32,10 +32,25 @@ PackLibrary collect_question_packs(const GlobalOptions& options) {
   PackLibrary library;
   auto take = [&](const std::string& source, const std::string& file, const std::string& text) {
     auto pack = parse_question_pack(text, file);
-    if (pack) {
-      library.packs.push_back({source, file, std::move(*pack)});
-    } else {
+    if (!pack) {
       library.problems.push_back(pack.error().message);
+      return;
+    }
+    // Sources arrive in rising precedence: a later pack of the same id takes the earlier one's place.
+    auto same = std::find_if(library.packs.begin(), library.packs.end(),
+                             [&](const NamedPack& named) { return named.pack.id == pack->id; });
+    if (same == library.packs.end()) {
+      library.packs.push_back({source, file, std::move(*pack), ""});
+    } else {
+      *same = NamedPack{source, file, std::move(*pack), same->file};
+    }
+  };
+  auto take_file = [&](const std::string& source, const std::filesystem::path& path) {
+    auto text = read_file(path);
+    if (text) {
+      take(source, path.string(), *text);
+    } else {
+      library.problems.push_back(text.error().message);
     }
   };
   for (const auto& f : builtin_question_packs()) take("builtin", "builtin:" + f.name, f.text);
@@ -50,15 +65,9 @@ PackLibrary collect_question_packs(const GlobalOptions& options) {
       if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
-    for (const auto& path : files) {
-      auto text = read_file(path);
-      if (text) {
-        take("user", path.string(), *text);
-      } else {
-        library.problems.push_back(text.error().message);
-      }
-    }
+    for (const auto& path : files) take_file("user", path);
   }
+  for (const auto& path : options.pack_files) take_file("campaign", path);
   return library;
 }
 

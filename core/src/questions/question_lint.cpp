@@ -104,6 +104,14 @@ std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::strin
     add(pack_line, "", "pack.version-format", fmt::format("version \"{}\" is not MAJOR.MINOR.PATCH", pack.version));
   }
 
+  if (pack.architecture && !is_pack_architecture(*pack.architecture)) {
+    std::size_t arch_line = pack.line;
+    if (auto at = text.find("\"architecture\""); at != std::string_view::npos) arch_line = position_of_offset(text, at).line;
+    add(arch_line, "", "pack.architecture",
+        fmt::format("architecture \"{}\" is not sm_NN or sm_NNa (e.g. sm_90a): campaigns select packs by it, so this "
+                    "pack would never be asked", *pack.architecture));
+  }
+
   std::map<std::string, std::size_t> id_lines, text_lines;  // first line seen
   const std::string prefix = pack.id + ".";
   for (const auto& q : pack.items) {

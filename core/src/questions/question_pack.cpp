@@ -191,4 +191,12 @@ Result<QuestionPack> parse_question_pack(std::string_view text, std::string_view
   }
 }
 
+bool is_pack_architecture(std::string_view architecture) {
+  if (!architecture.starts_with("sm_")) return false;
+  std::string_view rest = architecture.substr(3);
+  if (!rest.empty() && rest.back() >= 'a' && rest.back() <= 'z') rest.remove_suffix(1);
+  return (rest.size() == 2 || rest.size() == 3) &&
+         std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace kseek

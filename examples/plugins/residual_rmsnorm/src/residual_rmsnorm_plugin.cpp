@@ -330,9 +330,17 @@ class ResidualRmsNormPlugin final : public Plugin {
 
   Result<SourceFile> seed_source(std::string_view arch) const override {
     const auto* seed = find_embedded(files_, kSeedFile);
-    if (arch != kTargetArch || seed == nullptr) {
+    if (arch != kTargetArch) {
       return make_error(std::string(kPluginId) + " has no seed kernel for " + std::string(arch) + " (seeds: " +
-                        std::string(seed == nullptr ? "none" : kTargetArch) + ")");
+                        std::string(kTargetArch) + ")");
+    }
+    if (seed == nullptr) {
+      // A typo in an embedded name is the plugin's defect, not a missing architecture: name the file and where it is set.
+      std::string embedded;
+      for (const auto& file : files_) embedded += (embedded.empty() ? "" : ", ") + file.name;
+      return make_error(std::string(kPluginId) + ": the seed file '" + std::string(kSeedFile) +
+                        "' is not among the embedded files (" + embedded +
+                        "); check kSeedFile against the EMBED names of kseek_add_plugin in the plugin's CMakeLists.txt");
     }
     return SourceFile{"residual_rmsnorm_seed_" + std::string(kTargetArch) + ".cu", seed->text};
   }

@@ -24,6 +24,9 @@ struct CompileRequest {
   // Threads NVRTC may use inside the one compiler process (its --split-compile): 0 = $KSEEK_BUILD_THREADS, else the
   // single-threaded build; 1 = the single-threaded build. The caps above hold for all of them together.
   int compile_threads = 0;
+  // The CUDA toolkit headers offered through --include-path (folder, version, file list; toolkit_headers.hpp): empty
+  // when none are. Part of the cache key, since an include path names a folder whose contents may change.
+  std::string toolkit_identity;
 };
 
 // Per-kernel resources as ptxas reports them (`--ptxas-options=-v`).

@@ -54,6 +54,10 @@ struct CampaignConfig {
   std::string goal;                      // goal expression (docs/goals.md)
   nlohmann::json constraints;            // null: the plugin's; else an override object (as `--constraints`)
   std::vector<std::string> packs;        // question pack ids
+  // Absolute folders its plugin is loaded from besides kseek's own (`init --plugin-dir`), and absolute files of the
+  // installed packs it took: every later command in the campaign (eval, hooks, MCP, run) loads them too.
+  std::vector<std::string> plugin_dirs;
+  std::vector<std::string> pack_files;
   bool questions = true;                 // false: a control campaign (same goal and gate, no questions)
   std::string peer;                      // another implementation exists (enables that pack); empty: none
   CampaignThresholds thresholds;

@@ -27,6 +27,7 @@ inline constexpr std::size_t kMaxQuestionCharacters = 200;
 
 // Rules (all errors unless noted):
 //   pack.version-format       pack.version is MAJOR.MINOR.PATCH (digits only)
+//   pack.architecture         pack.architecture, when set, is sm_NN or sm_NNa (is_pack_architecture)
 //   item.id-prefix            every item id starts with "<pack id>."
 //   item.duplicate-id         no two items share an id
 //   item.duplicate-text       no two items share a text (lowercased, whitespace collapsed)

@@ -50,6 +50,10 @@ struct QuestionPack {
 Result<QuestionPack> parse_question_pack(std::string_view text, std::string_view file_name);
 
 
+// True for what a pack's architecture may be: `sm_` then two or three digits, then at most one letter (sm_90,
+// sm_90a, sm_100a). Anything else ("hopper") would match no campaign's arch, and the pack would never be asked.
+bool is_pack_architecture(std::string_view architecture);
+
 // Byte offset of the `occurrence`-th (0-based) `"id": "<item_id>"` in `text`, if any.
 std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id, std::size_t occurrence = 0);
 
