@@ -14,11 +14,11 @@ namespace {
 
 using kseek::testing::count_of;
 
-nlohmann::json finished(const char* id, const char* status, double seconds, double ratio = 0) {
+kseek::ScenarioOutcome finished(const char* id, const char* status, double seconds, double ratio = 0) {
   nlohmann::json r = {{"scenario", id}, {"status", status}, {"wall_seconds", seconds}, {"message", ""}};
   if (ratio > 0) r["timing"] = {{"ratio", ratio}};
   if (std::string(status) != "PASSED") r["message"] = "max error 0.3 over the allowed 0.005";
-  return r;
+  return kseek::scenario_outcome_from_json(r).value();
 }
 
 std::size_t code_points(const std::string& text) {

@@ -9,21 +9,27 @@ namespace {
 
 using nlohmann::json;
 
+std::vector<ScenarioOutcome> outcomes(const json& list) {
+  std::vector<ScenarioOutcome> out;
+  for (const auto& r : list) out.push_back(scenario_outcome_from_json(r).value());
+  return out;
+}
+
 TEST(StageSummary, SumsScenarioStagesAndChargesWorkerProcessOverhead) {
   const json scenarios = json::array({
-      {{"scenario", "A"}, {"wall_seconds", 10.0}, {"seconds", {{"total", 8.0}}},
+      {{"scenario", "A"}, {"status", "PASSED"}, {"wall_seconds", 10.0}, {"seconds", {{"total", 8.0}}},
        {"stage_seconds", {{"worker_start", 1.0}, {"references", 5.0}, {"timed", 3.0}, {"timed_kernels", 0.5}}}},
-      {{"scenario", "B"}, {"wall_seconds", 4.0}, {"seconds", {{"total", 3.0}}},
+      {{"scenario", "B"}, {"status", "PASSED"}, {"wall_seconds", 4.0}, {"seconds", {{"total", 3.0}}},
        {"stage_seconds", {{"worker_start", 0.5}, {"references", 1.0}, {"inputs", 2.0}}}},
-      {{"scenario", "C"}, {"status", "BUILD_FAILED"}},  // no worker ran: not counted
+      {{"scenario", "C"}, {"status", "COMPILE_ERROR"}},  // no worker ran: not counted
   });
-  const json s = stage_summary({.build = 2.0, .probe = 0.5, .scenarios = 14.2, .total = 17.0}, scenarios);
-  EXPECT_EQ(s.at("scenario_count").get<int>(), 2);
-  const json& summed = s.at("summed_over_scenarios");
-  EXPECT_DOUBLE_EQ(summed.at("references").get<double>(), 6.0);
-  EXPECT_DOUBLE_EQ(summed.at("inputs").get<double>(), 2.0);
-  EXPECT_DOUBLE_EQ(summed.at("worker_start").get<double>(), 1.5);
-  EXPECT_DOUBLE_EQ(summed.at("worker_process").get<double>(), 1.5);  // (10 - 9) + (4 - 3.5)
+  const RecordStages s = stage_summary({.build = 2.0, .probe = 0.5, .scenarios = 14.2, .total = 17.0}, outcomes(scenarios));
+  EXPECT_EQ(s.scenario_count, 2);
+  const StageSeconds& summed = s.summed_over_scenarios.value();
+  EXPECT_DOUBLE_EQ(summed.at("references"), 6.0);
+  EXPECT_DOUBLE_EQ(summed.at("inputs"), 2.0);
+  EXPECT_DOUBLE_EQ(summed.at("worker_start"), 1.5);
+  EXPECT_DOUBLE_EQ(summed.at("worker_process"), 1.5);  // (10 - 9) + (4 - 3.5)
   const std::string text = render_stage_summary(s);
   EXPECT_NE(text.find("17.0 s in all"), std::string::npos) << text;
   EXPECT_NE(text.find("build 2.0 s"), std::string::npos) << text;
@@ -34,7 +40,7 @@ TEST(StageSummary, SumsScenarioStagesAndChargesWorkerProcessOverhead) {
 }
 
 TEST(StageSummary, WithoutWorkersPrintsOnlyThePhases) {
-  const json s = stage_summary({.build = 1.0, .total = 1.0}, json::array());
+  const RecordStages s = stage_summary({.build = 1.0, .total = 1.0}, {});
   const std::string text = render_stage_summary(s);
   EXPECT_EQ(text.find("summed over"), std::string::npos) << text;
 }

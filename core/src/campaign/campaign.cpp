@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/campaign/record_signature.hpp"
+#include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
@@ -441,6 +442,9 @@ Result<LogContents> Campaign::read_log() const {
 }
 
 Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
+  const auto typed = evaluation_record_from_json(eval);
+  if (!typed) return make_error("the evaluation is not logged: " + typed.error().message);
+  const EvaluationRecord& record = *typed;
   auto log = read_log();
   if (!log) return log.error();
   int number = 1;
@@ -459,29 +463,23 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
     if (*created) break;
   }
   s.number = number;
-  s.candidate_sha256 = eval.contains("candidate") ? eval["candidate"].value("sha256", "") : "";
-  s.status = eval.value("status", "");
+  s.candidate_sha256 = record.candidate.sha256;
+  s.status = std::string(to_string(record.status));
   s.scenarios = json::array();
-  bool all_passed = s.status == "COMPLETE";
-  std::size_t count = 0;
-  for (const auto& r : eval.value("scenarios", json::array())) {
-    json entry = {{"id", r.value("scenario", "")}, {"status", r.value("status", "")}};
-    if (r.contains("timing")) {
-      const auto& t = r["timing"];
-      entry["ratio"] = t.value("ratio", 1.0);
-      entry["ci_low"] = t.value("ci_low", 1.0);
-      entry["ci_high"] = t.value("ci_high", 1.0);
+  for (const auto& r : record.scenario_list()) {
+    json entry = {{"id", r.scenario}, {"status", to_string(r.status)}};
+    if (r.timing) {
+      entry["ratio"] = r.timing->ratio;
+      entry["ci_low"] = r.timing->ci_low;
+      entry["ci_high"] = r.timing->ci_high;
     }
-    all_passed = all_passed && r.value("status", "") == "PASSED";
     s.scenarios.push_back(entry);
-    ++count;
   }
-  s.all_passed = all_passed && count > 0;
-  if (eval.contains("summary") && eval["summary"].contains("geomean")) {
-    const auto& g = eval["summary"]["geomean"];
-    s.geomean = optional_number(g, "value");
-    s.geomean_low = optional_number(g, "ci_low");
-    s.geomean_high = optional_number(g, "ci_high");
+  s.all_passed = record.status == RecordStatus::kComplete && record.all_passed();
+  if (record.summary && record.summary->geomean) {
+    s.geomean = record.summary->geomean->value;
+    s.geomean_low = record.summary->geomean->ci_low;
+    s.geomean_high = record.summary->geomean->ci_high;
   }
   auto num = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
   json fields = {{"number", s.number},
@@ -494,8 +492,8 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
                  {"geomean_low", num(s.geomean_low)},
                  {"geomean_high", num(s.geomean_high)},
                  {"scenarios", s.scenarios},
-                 {"gpu", eval.contains("environment") ? eval["environment"].value("name", "") : ""},
-                 {"measure_time", eval.contains("settings") ? eval["settings"].value("measure_time", true) : true}};
+                 {"gpu", record.environment ? record.environment->name.value_or("") : ""},
+                 {"measure_time", record.settings ? record.settings->measure_time : true}};
   if (auto a = append("evaluation", fields); !a) return a.error();
   return s;
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/utc_time.hpp"
 
@@ -342,18 +343,20 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
     gate.evaluation = evidence->number;
     // The candidate's identity is its bytes, never its file time: a campaign kept in git, copied to the GPU machine or
     // checked out afresh has new file times and the same kernel, and its evaluations stay evidence.
-    if (auto loaded = campaign.load_evaluation(*evidence); !loaded) {
-      gate.evidence_problem = loaded.error().message;
-    } else if (loaded->value("synthetic", false) && !(std::getenv("KSEEK_TESTING") && std::string_view(std::getenv("KSEEK_TESTING")) == "1")) {
+    auto loaded = campaign.load_evaluation(*evidence);
+    const auto typed = loaded ? evaluation_record_from_json(*loaded) : Result<EvaluationRecord>(loaded.error());
+    if (!typed) {
+      gate.evidence_problem = typed.error().message;
+    } else if (typed->synthetic.value_or(false) &&
+               !(std::getenv("KSEEK_TESTING") && std::string_view(std::getenv("KSEEK_TESTING")) == "1")) {
       // A test worker's canned results (docs/campaigns-runner.md) are evidence only inside kseek's own tests.
       gate.evidence_problem = fmt::format("evaluation {} is synthetic (canned results from a test worker, KSEEK_TESTING=1): "
                                           "it is not evidence; run `kseek eval` without the test override", evidence->number);
-    } else if (loaded->contains("shard") || (loaded->contains("settings") && (*loaded)["settings"].is_object() &&
-                                             (*loaded)["settings"].contains("functional_arch"))) {
+    } else if (typed->shard || (typed->settings && typed->settings->functional_arch)) {
       // `kseek eval` refuses both inside a campaign; a record that has them was not made by the campaign's own eval.
       gate.evidence_problem = fmt::format("evaluation {} is one shard or a functional run on another arch: it does not "
                                           "cover the campaign's selection; run `kseek eval`", evidence->number);
-    } else if (!loaded->contains("candidate") || (*loaded)["candidate"].value("sha256", "") != *hash) {
+    } else if (typed->candidate.sha256 != *hash) {
       gate.evidence_problem = fmt::format("evaluation {}'s record names another candidate than its log entry",
                                           evidence->number);
     } else {

@@ -10,6 +10,7 @@
 
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/util/subprocess.hpp"
 #include "kseek/core/util/shell.hpp"
 #include "question_library.hpp"
@@ -142,15 +143,17 @@ ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, co
     return usage_error(fmt::format("`kseek eval` ended with status {} without a JSON record (see its messages on "
                                    "stderr)", ran->exit_status));
   }
-  json compact = {{"status", record.value("status", "ERROR")}, {"exit_code", ran->exit_status}};
+  // A child that failed on its input prints {"status": "ERROR", "error": ...}, not a record: passed on as it is.
+  const auto typed = evaluation_record_from_json(record);
+  json compact = {{"status", typed ? json(to_string(typed->status)) : (record.contains("status") ? record["status"] : json("ERROR"))}, {"exit_code", ran->exit_status}};
   for (const char* key : {"error", "message", "summary", "campaign"}) {
     if (record.contains(key)) compact[key] = record[key];
   }
   compact["scenarios"] = json::array();
-  for (const auto& s : record.value("scenarios", json::array())) {
-    json entry = {{"scenario", s.value("scenario", "")}, {"status", s.value("status", "")}};
-    if (s.contains("message") && !s["message"].get<std::string>().empty()) entry["message"] = s["message"];
-    if (s.contains("timing")) entry["ratio"] = s["timing"].value("ratio", 1.0);
+  for (const auto& s : typed ? typed->scenario_list() : std::vector<ScenarioOutcome>{}) {
+    json entry = {{"scenario", s.scenario}, {"status", to_string(s.status)}};
+    if (s.message && !s.message->empty()) entry["message"] = *s.message;
+    if (s.timing) entry["ratio"] = s.timing->ratio;
     compact["scenarios"].push_back(entry);
   }
   return {ran->exit_status, compact};

@@ -70,38 +70,82 @@ Result<void> take_campaign_settings(EvalArgs& args, GlobalOptions& options) {
   return Ok{};
 }
 
-std::string fmt_ms(const nlohmann::json& timing, const char* key) {
-  return timing.contains(key) ? fmt::format("{:.4f}", timing[key].get<double>()) : "";
-}
-
-std::vector<std::string> table_row(const nlohmann::json& r) {
+std::vector<std::string> table_row(const ScenarioOutcome& r) {
   std::string error, seed_ms, cand_ms, ratio, tflops, peak;
-  if (r.contains("correctness") && !r["correctness"]["outputs"].empty()) {
+  if (r.correctness && !r.correctness->outputs.empty()) {
     double worst = 0;
-    std::string text;
-    for (const auto& o : r["correctness"]["outputs"]) {
-      const double allowed = o.value("allowed_max_error", 0.0);
-      const double share = allowed > 0 ? o.value("max_error", 0.0) / allowed : 0;
+    for (const auto& o : r.correctness->outputs) {
+      const double share = o.allowed_max_error > 0 ? o.max_error / o.allowed_max_error : 0;
       if (share >= worst) {
         worst = share;
-        text = fmt::format("{:.2g}/{:.2g}", o.value("max_error", 0.0), allowed);
+        error = fmt::format("{:.2g}/{:.2g}", o.max_error, o.allowed_max_error);
       }
     }
-    error = text;
   }
-  if (r.contains("timing")) {
-    const auto& t = r["timing"];
-    seed_ms = fmt_ms(t, "seed_median_ms");
-    cand_ms = fmt_ms(t, "candidate_median_ms");
-    const double half = std::max(t.value("ci_high", 1.0) - t.value("ratio", 1.0), t.value("ratio", 1.0) - t.value("ci_low", 1.0));
-    ratio = fmt::format("{:.3f} ±{:.3f}", t.value("ratio", 1.0), half);
-    tflops = fmt::format("{:.1f}", t.value("candidate_tflops", 0.0));
-    peak = fmt::format("{:.0f}% / {:.0f}%", t.value("percent_of_peak_flops", 0.0), t.value("percent_of_peak_bandwidth", 0.0));
+  if (r.timing) {
+    const auto& t = *r.timing;
+    seed_ms = fmt::format("{:.4f}", t.seed_median_ms);
+    cand_ms = fmt::format("{:.4f}", t.candidate_median_ms);
+    const double half = std::max(t.ci_high - t.ratio, t.ratio - t.ci_low);
+    ratio = fmt::format("{:.3f} ±{:.3f}", t.ratio, half);
+    tflops = fmt::format("{:.1f}", t.candidate_tflops);
+    peak = fmt::format("{:.0f}% / {:.0f}%", t.percent_of_peak_flops, t.percent_of_peak_bandwidth);
   }
-  std::string detail = r.value("message", "");
+  std::string detail = r.message.value_or("");
   if (detail.size() > 90) detail = detail.substr(0, 87) + "...";
-  return {r.value("scenario", ""), r.value("status", ""), error, seed_ms, cand_ms, ratio, tflops, peak,
-          fmt::format("{:.1f}", r.value("wall_seconds", 0.0)), detail};
+  return {r.scenario, std::string(to_string(r.status)), error, seed_ms, cand_ms, ratio, tflops, peak,
+          fmt::format("{:.1f}", r.wall_seconds), detail};
+}
+
+// What `kseek eval` prints for people: builds, the GPU, the scenario table, the geomean, where the time went.
+void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& table) {
+  for (const auto& b : record.builds.value_or(std::vector<RecordedBuild>{})) {
+    std::string resources;
+    if (b.kernels && !b.kernels->empty()) {
+      int max_registers = 0;
+      std::uint64_t spills = 0;
+      for (const auto& k : *b.kernels) {
+        max_registers = std::max(max_registers, k.registers);
+        spills += k.spill_store_bytes + k.spill_load_bytes;
+      }
+      resources = fmt::format("{} kernels, max {} registers, {} B spilled, {} names checked, {:.2f} s{}",
+                              b.kernels->size(), max_registers, spills, b.names_inspected.value_or(0),
+                              b.build_seconds.value_or(0.0), b.cache_hit.value_or(false) ? " (cached)" : "");
+    }
+    std::cout << fmt::format("build {:<22} {:<20} {}{}\n", b.role, to_string(b.status), resources,
+                             b.message.value_or(""));
+  }
+  if (record.environment && record.environment->name) {
+    const auto& env = *record.environment;
+    std::cout << fmt::format("GPU {} ({}, driver {}), copy bandwidth {:.2f} TB/s\n", *env.name, env.uuid.value_or(""),
+                             env.driver_version.value_or(0), env.copy_bandwidth_bytes_per_second.value_or(0.0) / 1e12);
+  }
+  if (!args.settings.functional_arch.empty()) {
+    std::cout << fmt::format("functional run: every scenario built and run for {}; timings are not representative "
+                             "of the scenarios' own target\n", args.settings.functional_arch);
+  }
+  if (record.scenarios) {
+    for (const auto& r : *record.scenarios) table.add_row(table_row(r));
+    std::cout << table.render({3, 4, 6, 8});
+    // Whatever a worker printed (a candidate's device printf, the driver) never reaches this output; say it exists.
+    for (const auto& r : *record.scenarios) {
+      if (!r.worker_output) continue;
+      std::cout << fmt::format("{}: the GPU worker printed {} bytes (a candidate's printf?); {} kept in the record's "
+                               "worker_output\n", r.scenario, r.worker_output->bytes,
+                               r.worker_output->truncated ? "the first part is" : "all of it is");
+    }
+  }
+  if (record.summary && record.summary->geomean) {
+    const auto& g = *record.summary->geomean;
+    std::cout << fmt::format("geomean {:.4f} [{:.4f}, {:.4f}] over {} scenarios\n", g.value, g.ci_low, g.ci_high,
+                             g.scenarios);
+  }
+  if (record.stage_seconds) {
+    std::cout << render_stage_summary(*record.stage_seconds);
+  } else if (record.wall_seconds) {
+    std::cout << fmt::format("total wall time {:.1f} s\n", *record.wall_seconds);
+  }
+  if (record.message) std::cout << *record.message << "\n";
 }
 
 int run_eval(const GlobalOptions& given_options, EvalArgs& args) {
@@ -174,7 +218,9 @@ int run_eval(const GlobalOptions& given_options, EvalArgs& args) {
   if (!options.json) std::cerr << fmt::format("evaluating {} on {} scenarios of {}\n", input.candidate_path, input.scenarios.size(), args.plugin_id);
   // A live line on a terminal, one line per scenario otherwise, nothing with --json (eval_progress.hpp).
   EvalProgress live_progress(std::cerr, stderr_progress_mode(options.json), input.scenarios.size());
-  auto progress = [&](const nlohmann::json& r) { live_progress.scenario_finished(r); };
+  auto progress = [&](const nlohmann::json& r) {
+    if (auto outcome = scenario_outcome_from_json(r)) live_progress.scenario_finished(*outcome);
+  };
   const nlohmann::json record = evaluate(input, args.settings, service, progress);
   live_progress.finish();
   for (const auto& note : service.notes()) std::cerr << "note: " << note << "\n";
@@ -194,7 +240,8 @@ int run_eval(const GlobalOptions& given_options, EvalArgs& args) {
     }
     follow_up = std::move(logged.document);
   }
-  const std::string status = record.value("status", "");
+  const auto typed = evaluation_record_from_json(record);
+  if (!typed) return fail(options, kExitUsage, "ERROR", "kseek wrote a record it cannot read: " + typed.error().message);
   if (options.json) {
     if (follow_up.is_null()) {
       print_json(record);
@@ -204,63 +251,13 @@ int run_eval(const GlobalOptions& given_options, EvalArgs& args) {
       print_json(out);
     }
   } else {
-    if (record.contains("builds")) {
-      for (const auto& b : record["builds"]) {
-        std::string resources;
-        if (b.contains("kernels") && !b["kernels"].empty()) {
-          int max_registers = 0;
-          std::uint64_t spills = 0;
-          for (const auto& k : b["kernels"]) {
-            max_registers = std::max(max_registers, k.value("registers", 0));
-            spills += k.value("spill_store_bytes", std::uint64_t{0}) + k.value("spill_load_bytes", std::uint64_t{0});
-          }
-          resources = fmt::format("{} kernels, max {} registers, {} B spilled, {} names checked, {:.2f} s{}",
-                                  b["kernels"].size(), max_registers, spills, b.value("names_inspected", 0),
-                                  b.value("build_seconds", 0.0), b.value("cache_hit", false) ? " (cached)" : "");
-        }
-        std::cout << fmt::format("build {:<22} {:<20} {}{}\n", b.value("role", ""), b.value("status", ""), resources,
-                                 b.value("message", ""));
-      }
-    }
-    if (record.contains("environment") && record["environment"].contains("name")) {
-      const auto& env = record["environment"];
-      std::cout << fmt::format("GPU {} ({}, driver {}), copy bandwidth {:.2f} TB/s\n", env.value("name", ""),
-                               env.value("uuid", ""), env.value("driver_version", 0),
-                               env.value("copy_bandwidth_bytes_per_second", 0.0) / 1e12);
-    }
-    if (!args.settings.functional_arch.empty()) {
-      std::cout << fmt::format("functional run: every scenario built and run for {}; timings are not representative "
-                               "of the scenarios' own target\n", args.settings.functional_arch);
-    }
-    if (record.contains("scenarios")) {
-      for (const auto& r : record["scenarios"]) table.add_row(table_row(r));
-      std::cout << table.render({3, 4, 6, 8});
-      // Whatever a worker printed (a candidate's device printf, the driver) never reaches this output; say it exists.
-      for (const auto& r : record["scenarios"]) {
-        if (!r.contains("worker_output")) continue;
-        const auto& w = r["worker_output"];
-        std::cout << fmt::format("{}: the GPU worker printed {} bytes (a candidate's printf?); {} kept in the record's "
-                                 "worker_output\n", r.value("scenario", ""), w.value("bytes", 0),
-                                 w.value("truncated", false) ? "the first part is" : "all of it is");
-      }
-    }
-    if (record.contains("summary") && record["summary"].contains("geomean")) {
-      const auto& g = record["summary"]["geomean"];
-      std::cout << fmt::format("geomean {:.4f} [{:.4f}, {:.4f}] over {} scenarios\n", g.value("value", 1.0),
-                               g.value("ci_low", 1.0), g.value("ci_high", 1.0), g.value("scenarios", 0));
-    }
-    if (record.contains("stage_seconds")) {
-      std::cout << render_stage_summary(record["stage_seconds"]);
-    } else if (record.contains("wall_seconds")) {
-      std::cout << fmt::format("total wall time {:.1f} s\n", record.value("wall_seconds", 0.0));
-    }
-    if (record.contains("message")) std::cout << record.value("message", "") << "\n";
+    print_record(*typed, args, table);
     if (!follow_up.is_null()) print_campaign_follow_up(follow_up);
   }
-  if (status == "NEEDS_GPU") return kExitNeedsGpu;
-  if (status != "COMPLETE") return kExitVerdict;
-  for (const auto& r : record["scenarios"]) {
-    if (r.value("status", "") != "PASSED") return kExitVerdict;
+  if (typed->status == RecordStatus::kNeedsGpu) return kExitNeedsGpu;
+  if (typed->status != RecordStatus::kComplete) return kExitVerdict;
+  for (const auto& r : typed->scenario_list()) {
+    if (!r.passed()) return kExitVerdict;
   }
   return kExitOk;
 }

@@ -33,31 +33,26 @@ int run_merge(const GlobalOptions& options, const MergeArgs& args) {
       return fail(options, kExitUsage, "ERROR", written.error().message);
     }
   }
-  const std::string status = merged->value("status", "");
+  const auto record = evaluation_record_from_json(*merged);
+  if (!record) return fail(options, kExitUsage, "ERROR", "the merged record cannot be read: " + record.error().message);
   if (options.json) {
     print_json(*merged);
   } else {
-    const auto& summary = (*merged)["summary"];
+    const RecordSummary summary = record->summary.value_or(RecordSummary{});
     std::string counts;
-    const nlohmann::json status_counts = summary.value("status_counts", nlohmann::json::object());
-    for (const auto& [name, n] : status_counts.items()) {
-      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n.get<int>(), name);
+    for (const auto& [name, n] : summary.status_counts) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, name);
+    std::cout << fmt::format("merged {} shards of {}: {}, {} scenarios ({})\n", shards.size(), record->plugin.id,
+                             to_string(record->status), summary.scenarios, counts);
+    if (summary.geomean) {
+      const auto& g = *summary.geomean;
+      std::cout << fmt::format("geomean {:.4f} [{:.4f}, {:.4f}] over {} scenarios\n", g.value, g.ci_low, g.ci_high,
+                               g.scenarios);
     }
-    std::cout << fmt::format("merged {} shards of {}: {}, {} scenarios ({})\n", shards.size(),
-                             (*merged)["plugin"].value("id", ""), status, summary.value("scenarios", 0), counts);
-    if (summary.contains("geomean")) {
-      const auto& g = summary["geomean"];
-      std::cout << fmt::format("geomean {:.4f} [{:.4f}, {:.4f}] over {} scenarios\n", g.value("value", 1.0),
-                               g.value("ci_low", 1.0), g.value("ci_high", 1.0), g.value("scenarios", 0));
-    }
-    if (merged->contains("message")) std::cout << merged->value("message", "") << "\n";
+    if (record->message) std::cout << *record->message << "\n";
     if (!args.out_file.empty()) std::cout << "written to " << args.out_file.string() << "\n";
   }
-  if (status == "NEEDS_GPU") return kExitNeedsGpu;
-  if (status != "COMPLETE") return kExitVerdict;
-  for (const auto& r : (*merged)["scenarios"]) {
-    if (r.value("status", "") != "PASSED") return kExitVerdict;
-  }
+  if (record->status == RecordStatus::kNeedsGpu) return kExitNeedsGpu;
+  if (record->status != RecordStatus::kComplete || !record->all_passed()) return kExitVerdict;
   return kExitOk;
 }
 

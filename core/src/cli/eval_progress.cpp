@@ -64,11 +64,10 @@ std::string format_progress_line(const ProgressSnapshot& s, std::size_t width) {
   return report::shorten(line, width > 1 ? width - 1 : 1);
 }
 
-std::string format_scenario_line(const nlohmann::json& r) {
-  const bool on_gpu = r.contains("gpu") && r["gpu"].is_object();  // multi-GPU runs name the ordinal
-  const std::string gpu = on_gpu ? fmt::format(" [GPU {}]", r["gpu"].value("ordinal", 0)) : "";
-  return fmt::format("  {} {} ({:.1f} s){} {}", r.value("scenario", ""), r.value("status", ""),
-                     r.value("wall_seconds", 0.0), gpu, r.value("message", ""));
+std::string format_scenario_line(const ScenarioOutcome& r) {
+  const std::string gpu = r.gpu ? fmt::format(" [GPU {}]", r.gpu->ordinal) : "";  // multi-GPU runs name the ordinal
+  return fmt::format("  {} {} ({:.1f} s){} {}", r.scenario, to_string(r.status), r.wall_seconds, gpu,
+                     r.message.value_or(""));
 }
 
 EvalProgress::EvalProgress(std::ostream& out, ProgressMode mode, std::size_t total, std::size_t width)
@@ -87,7 +86,7 @@ EvalProgress::EvalProgress(std::ostream& out, ProgressMode mode, std::size_t tot
 
 EvalProgress::~EvalProgress() { finish(); }
 
-void EvalProgress::scenario_finished(const nlohmann::json& r) {
+void EvalProgress::scenario_finished(const ScenarioOutcome& r) {
   if (mode_ == ProgressMode::kSilent) return;
   std::lock_guard lock(mutex_);
   if (mode_ == ProgressMode::kLines) {
@@ -95,14 +94,11 @@ void EvalProgress::scenario_finished(const nlohmann::json& r) {
     return;
   }
   ++done_;
-  scenario_seconds_ += r.value("wall_seconds", 0.0);
-  last_scenario_ = r.value("scenario", "");
-  last_status_ = r.value("status", "");
+  scenario_seconds_ += r.wall_seconds;
+  last_scenario_ = r.scenario;
+  last_status_ = std::string(to_string(r.status));
   last_ratio_.reset();
-  if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("ratio") &&
-      r["timing"]["ratio"].is_number()) {
-    last_ratio_ = r["timing"]["ratio"].get<double>();
-  }
+  if (r.timing) last_ratio_ = r.timing->ratio;
   if (last_status_ != "PASSED") out_ << "\r" << kClearToEnd << format_scenario_line(r) << "\n";
   redraw_locked();
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include <nlohmann/json.hpp>
+#include "kseek/core/eval/evaluation_record.hpp"
 
 namespace kseek::cli {
 
@@ -40,7 +40,7 @@ std::string format_duration(double seconds);
 std::string format_progress_line(const ProgressSnapshot& snapshot, std::size_t width);
 
 // The line printed for one finished scenario in kLines mode (and for a scenario that did not pass in kLive mode).
-std::string format_scenario_line(const nlohmann::json& scenario_result);
+std::string format_scenario_line(const ScenarioOutcome& scenario);
 
 class EvalProgress {
  public:
@@ -50,7 +50,7 @@ class EvalProgress {
   EvalProgress(const EvalProgress&) = delete;
   EvalProgress& operator=(const EvalProgress&) = delete;
 
-  void scenario_finished(const nlohmann::json& scenario_result);
+  void scenario_finished(const ScenarioOutcome& scenario);
   // Stops the ticker and clears the live line, so that what follows starts on a clean line. Idempotent.
   void finish();
 

@@ -275,17 +275,21 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   // Every way out: the verdicts so far, the summary, the stage times, the work folder removed.
   const auto finish = [&](const std::string& status) {
     json list = json::array();
+    std::vector<ScenarioOutcome> outcomes;
     for (const auto& v : verdicts) {
-      if (v) list.push_back(*v);
+      if (!v) continue;
+      list.push_back(*v);
+      // Every verdict is written by a worker or by this evaluator in the record's own shape.
+      if (auto outcome = scenario_outcome_from_json(*v)) outcomes.push_back(std::move(*outcome));
     }
     if (!list.empty() || status == "COMPLETE") record["scenarios"] = list;
     if (status == "COMPLETE") {
-      summarize(record, settings.geomean);
+      record["summary"] = to_json(summarize(outcomes, settings.geomean));
       record["wall_seconds"] = seconds_since(started);
     }
     record["status"] = status;
     phases.total = seconds_since(started);
-    record["stage_seconds"] = stage_summary(phases, record.value("scenarios", json::array()));
+    record["stage_seconds"] = to_json(stage_summary(phases, outcomes));
     fs::remove_all(work);
     return record;
   };
@@ -350,7 +354,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   std::vector<json> results = run_scenarios(prepared, gpus, options, progress);
   phases.scenarios = seconds_since(scenarios_started);
   for (std::size_t k = 0; k < results.size(); ++k) {
-    results[k]["input_seed"] = results[k].value("input_seed", prepared[k].job.input_seed);
+    if (!results[k].contains("input_seed")) results[k]["input_seed"] = prepared[k].job.input_seed;
     verdicts[position[k]] = std::move(results[k]);
   }
   return finish("COMPLETE");

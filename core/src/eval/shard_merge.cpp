@@ -3,6 +3,7 @@
 // kseek version and selection must agree) nor drop or duplicate a scenario.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -38,7 +39,8 @@ std::string brief(const json& value) {
 // The GPUs a shard used: its environment.gpus (with --gpus), else its single GPU's identity.
 json shard_gpus(const json& record, int shard, const std::string& host) {
   json gpus = json::array();
-  const json environment = record.value("environment", json::object());
+  const json environment = at_path(record, "environment");
+  if (!environment.is_object()) return gpus;
   if (environment.contains("gpus")) {
     gpus = environment["gpus"];
   } else if (environment.contains("uuid")) {
@@ -58,16 +60,21 @@ json shard_gpus(const json& record, int shard, const std::string& host) {
 
 Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
   if (shards.empty()) return make_error("merge: no records given");
+  std::vector<EvaluationRecord> typed;
   for (const auto& s : shards) {
-    if (!s.record.is_object() || s.record.value("schema", "") != kEvalRecordSchema) {
+    if (!s.record.is_object() || at_path(s.record, "schema") != kEvalRecordSchema) {
       return make_error(fmt::format("{}: not a {} record (schema {})", s.file, kEvalRecordSchema,
                                     brief(s.record.is_object() ? at_path(s.record, "schema") : json(nullptr))));
     }
-    if (!s.record.contains("shard") || !s.record["shard"].is_object()) {
+    auto record = evaluation_record_from_json(s.record);
+    if (!record) return make_error(fmt::format("{}: {}", s.file, record.error().message));
+    if (!record->shard) {
       return make_error(fmt::format("{}: not a shard record (no \"shard\" block: it was written without --shard)", s.file));
     }
+    typed.push_back(std::move(*record));
   }
   // Everything that makes the shards parts of one evaluation must agree (the plugin's path may differ per node).
+  // Compared as the records hold them: a key the type does not model must agree as well.
   const RecordFile& first = shards.front();
   constexpr std::string_view kMustAgree[] = {"kseek_version", "plugin.id", "plugin.version", "candidate.sha256",
                                              "seed.sha256", "input_seed", "settings", "synthetic", "shard.count",
@@ -81,29 +88,29 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
       }
     }
   }  // One evaluation is one GPU model; a shard that found no GPU has none to compare.
-  const RecordFile* measured = nullptr;
-  for (const auto& s : shards) {
-    const json name = at_path(s.record, "environment.name");
-    if (name.is_null()) continue;
-    if (measured == nullptr) {
-      measured = &s;
-    } else if (name != at_path(measured->record, "environment.name")) {
+  std::optional<std::size_t> measured;
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    const auto& environment = typed[i].environment;
+    if (!environment || !environment->name) continue;
+    if (!measured) {
+      measured = i;
+    } else if (*environment->name != *typed[*measured].environment->name) {
       return make_error(fmt::format("{} and {} ran on different GPU models ({} vs {}): one evaluation is one model",
-                                    measured->file, s.file, brief(at_path(measured->record, "environment.name")),
-                                    brief(name)));
+                                    shards[*measured].file, shards[i].file,
+                                    brief(*typed[*measured].environment->name), brief(*environment->name)));
     }
   }
 
-  const int count = first.record["shard"].value("count", 0);
-  const json selection = first.record["shard"].value("selection", json::array());
-  std::map<int, const RecordFile*> by_index;
-  for (const auto& s : shards) {
-    const int index = s.record["shard"].value("index", -1);
+  const int count = typed.front().shard->count;
+  const std::vector<std::string>& selection = typed.front().shard->selection;
+  std::map<int, std::size_t> by_index;  // shard index -> position in `shards`
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    const int index = typed[i].shard->index;
     if (index < 0 || index >= count) {
-      return make_error(fmt::format("{}: shard index {} is not in 0..{}", s.file, index, count - 1));
+      return make_error(fmt::format("{}: shard index {} is not in 0..{}", shards[i].file, index, count - 1));
     }
-    if (auto [it, fresh] = by_index.emplace(index, &s); !fresh) {
-      return make_error(fmt::format("{} and {} are both shard {} of {}", it->second->file, s.file, index, count));
+    if (auto [it, fresh] = by_index.emplace(index, i); !fresh) {
+      return make_error(fmt::format("{} and {} are both shard {} of {}", shards[it->second].file, shards[i].file, index, count));
     }
   }
   std::string missing;
@@ -113,93 +120,95 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
   if (!missing.empty()) return make_error(fmt::format("shard(s) {} of {} missing: give every shard's record", missing, count));
 
   // Each scenario of the selection in exactly one shard, and each COMPLETE shard with a verdict for each of its own.
-  std::map<std::string, const RecordFile*> owner;
-  std::map<std::string, json> verdict;
-  for (const auto& [index, s] : by_index) {
-    for (const auto& id : s->record["shard"].value("scenarios", json::array())) {
-      if (auto [it, fresh] = owner.emplace(id.get<std::string>(), s); !fresh) {
-        return make_error(fmt::format("scenario {} is in both {} and {}", id.get<std::string>(), it->second->file, s->file));
+  std::map<std::string, std::size_t> owner;
+  std::map<std::string, ScenarioOutcome> verdict;
+  for (const auto& [index, i] : by_index) {
+    const EvaluationRecord& r = typed[i];
+    const std::string& file = shards[i].file;
+    for (const auto& id : r.shard->scenarios) {
+      if (auto [it, fresh] = owner.emplace(id, i); !fresh) {
+        return make_error(fmt::format("scenario {} is in both {} and {}", id, shards[it->second].file, file));
       }
     }
-    for (json r : s->record.value("scenarios", json::array())) {
-      const std::string id = r.value("scenario", "");
-      const auto it = owner.find(id);
-      if (it == owner.end() || it->second != s) {
-        return make_error(fmt::format("{}: has a verdict for scenario {}, which is not among its shard's scenarios", s->file, id));
+    for (ScenarioOutcome outcome : r.scenario_list()) {
+      const auto it = owner.find(outcome.scenario);
+      if (it == owner.end() || it->second != i) {
+        return make_error(fmt::format("{}: has a verdict for scenario {}, which is not among its shard's scenarios",
+                                      file, outcome.scenario));
       }
-      r["shard"] = index;
-      verdict[id] = std::move(r);
+      outcome.shard = index;
+      verdict[outcome.scenario] = std::move(outcome);
     }
-    if (s->record.value("status", "") == "COMPLETE") {
-      for (const auto& id : s->record["shard"].value("scenarios", json::array())) {
-        if (!verdict.count(id.get<std::string>())) {
-          return make_error(fmt::format("{}: COMPLETE but without a verdict for its scenario {}", s->file, id.get<std::string>()));
-        }
+    if (r.status == RecordStatus::kComplete) {
+      for (const auto& id : r.shard->scenarios) {
+        if (!verdict.count(id)) return make_error(fmt::format("{}: COMPLETE but without a verdict for its scenario {}", file, id));
       }
     }
   }
   for (const auto& id : selection) {
-    if (!owner.count(id.get<std::string>())) return make_error(fmt::format("no shard covers scenario {}", id.get<std::string>()));
+    if (!owner.count(id)) return make_error(fmt::format("no shard covers scenario {}", id));
   }
   if (owner.size() != selection.size()) return make_error("the shards list scenarios that are not in their selection");
 
   // The merged record: the first shard's common parts, every verdict in the selection's order, one summary.
-  json merged = first.record;
-  merged.erase("shard");
-  merged.erase("message");
-  merged["created_at"] = utc_timestamp();
-  json scenarios = json::array(), merged_from = json::array(), gpus = json::array();
+  EvaluationRecord merged = typed.front();
+  merged.shard.reset();
+  merged.message.reset();
+  merged.created_at = utc_timestamp();
+  merged.scenarios.emplace();
   for (const auto& id : selection) {
-    if (auto it = verdict.find(id.get<std::string>()); it != verdict.end()) scenarios.push_back(it->second);
+    if (auto it = verdict.find(id); it != verdict.end()) merged.scenarios->push_back(it->second);
   }
-  merged["scenarios"] = scenarios;
+  std::vector<MergedShard> merged_from;
+  json gpus = json::array();
   std::string build_failed, needs_gpu;
   int needs_gpu_count = 0;
   double wall = 0;
-  for (const auto& [index, s] : by_index) {
-    const json& r = s->record;
-    const std::string status = r.value("status", "");
-    const std::string host = r["shard"].value("host", "");
-    json entry = {{"file", s->file}, {"shard", index}, {"status", status}, {"host", host},
-                  {"created_at", r.value("created_at", "")}, {"wall_seconds", r.value("wall_seconds", 0.0)}};
-    if (r.contains("message")) entry["message"] = r["message"];
+  for (const auto& [index, i] : by_index) {
+    const EvaluationRecord& r = typed[i];
+    const std::string status(to_string(r.status));
+    MergedShard entry;
+    entry.file = shards[i].file;
+    entry.shard = index;
+    entry.status = status;
+    entry.host = r.shard->host;
+    entry.created_at = r.created_at;
+    entry.wall_seconds = r.wall_seconds.value_or(0.0);
+    entry.message = r.message;
     merged_from.push_back(entry);
-    for (auto& gpu : shard_gpus(r, index, host)) gpus.push_back(gpu);
-    wall = std::max(wall, r.value("wall_seconds", 0.0));
-    const std::string line = fmt::format("{} (shard {}): {}", s->file, index, r.value("message", status));
-    if (status == "BUILD_FAILED") build_failed += (build_failed.empty() ? "" : "; ") + line;
-    if (status == "NEEDS_GPU") {
+    for (auto& gpu : shard_gpus(shards[i].record, index, r.shard->host)) gpus.push_back(gpu);
+    wall = std::max(wall, entry.wall_seconds);
+    const std::string line = fmt::format("{} (shard {}): {}", entry.file, index, r.message.value_or(status));
+    if (r.status == RecordStatus::kBuildFailed) build_failed += (build_failed.empty() ? "" : "; ") + line;
+    if (r.status == RecordStatus::kNeedsGpu) {
       needs_gpu += (needs_gpu.empty() ? "" : "; ") + line;
       ++needs_gpu_count;
     }
-    if (status != "BUILD_FAILED" && status != "NEEDS_GPU" && status != "COMPLETE") {
-      return make_error(fmt::format("{}: unknown record status '{}'", s->file, status));
-    }
     // The environment with a GPU identity, when any shard had one.
-    if (r.contains("environment") && r["environment"].contains("uuid") && !merged["environment"].contains("uuid")) {
-      merged["environment"] = r["environment"];
-      merged["environment"].erase("gpus");
+    if (r.environment && r.environment->uuid && !(merged.environment && merged.environment->uuid)) {
+      merged.environment = r.environment;
+      merged.environment->gpus.reset();
     }
   }
-  if (merged.contains("environment") && !gpus.empty()) merged["environment"]["gpus"] = gpus;
-  merged["merged_from"] = merged_from;
+  if (merged.environment && !gpus.empty()) merged.environment->gpus = gpus;
+  merged.merged_from = std::move(merged_from);
   GeomeanOptions geomean;
-  if (const json clamp = at_path(merged, "settings.geomean_clamp"); clamp.is_array() && clamp.size() == 2) {
-    geomean.clamp_low = clamp[0].get<double>();
-    geomean.clamp_high = clamp[1].get<double>();
+  if (merged.settings && merged.settings->geomean_clamp && merged.settings->geomean_clamp->size() == 2) {
+    geomean.clamp_low = (*merged.settings->geomean_clamp)[0];
+    geomean.clamp_high = (*merged.settings->geomean_clamp)[1];
   }
-  summarize(merged, geomean);
-  merged["wall_seconds"] = wall;  // the longest shard: the elapsed time when they ran at once
+  merged.summary = summarize(*merged.scenarios, geomean);
+  merged.wall_seconds = wall;  // the longest shard: the elapsed time when they ran at once
   if (!build_failed.empty()) {
-    merged["status"] = "BUILD_FAILED";
-    merged["message"] = build_failed;
+    merged.status = RecordStatus::kBuildFailed;
+    merged.message = build_failed;
   } else if (!needs_gpu.empty()) {
-    merged["status"] = "NEEDS_GPU";
-    merged["message"] = fmt::format("{} of {} shards need a GPU: {}", needs_gpu_count, count, needs_gpu);
+    merged.status = RecordStatus::kNeedsGpu;
+    merged.message = fmt::format("{} of {} shards need a GPU: {}", needs_gpu_count, count, needs_gpu);
   } else {
-    merged["status"] = "COMPLETE";
+    merged.status = RecordStatus::kComplete;
   }
-  return merged;
+  return to_json(merged);
 }
 
 }  // namespace kseek

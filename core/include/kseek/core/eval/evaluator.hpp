@@ -13,13 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/build/build_service.hpp"
+#include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/eval/timing_statistics.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 
 namespace kseek {
-
-inline constexpr std::string_view kEvalRecordSchema = "kseek.eval/1";
 
 // One part of an evaluation split over several machines (`--shard i/N`); count 0: the whole selection.
 struct ShardSpec {
@@ -126,9 +125,9 @@ std::vector<nlohmann::json> run_scenarios(const std::vector<PreparedScenario>& s
                                           const std::vector<GpuTarget>& gpus, const SchedulerOptions& options,
                                           const ProgressSink& progress = {});
 
-// Rewrites record["summary"] from record["scenarios"]: status counts, and the geomean over the PASSED scenarios
-// with a timing (each ratio clamped first).
-void summarize(nlohmann::json& record, const GeomeanOptions& geomean);
+// A record's "summary" from its scenarios: status counts, and the geomean over the PASSED scenarios with a timing
+// (each ratio clamped first).
+RecordSummary summarize(const std::vector<ScenarioOutcome>& scenarios, const GeomeanOptions& geomean);
 
 // ---- shards -------------------------------------------------------------------------------------------------------
 

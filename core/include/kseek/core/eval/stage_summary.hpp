@@ -6,8 +6,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include <nlohmann/json.hpp>
+#include "kseek/core/eval/evaluation_record.hpp"
 
 namespace kseek {
 
@@ -21,9 +22,9 @@ struct EvaluationPhases {
 // {"build", "probe", "scenarios", "total", "summed_over_scenarios": {"worker_process", "worker_start", "setup", ...,
 // "timed", "timed_kernels", "other"}, "scenario_count"}. worker_process is a scenario's wall time less what its worker
 // measured from its own start: process creation, exit, and reading its result.
-nlohmann::json stage_summary(const EvaluationPhases& phases, const nlohmann::json& scenario_results);
+RecordStages stage_summary(const EvaluationPhases& phases, const std::vector<ScenarioOutcome>& scenarios);
 
 // Two lines for a terminal: the phases, then the scenarios' stages (largest first, zero stages left out).
-std::string render_stage_summary(const nlohmann::json& summary);
+std::string render_stage_summary(const RecordStages& summary);
 
 }  // namespace kseek
