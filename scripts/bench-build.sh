@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 plugin=${1:-attention.fa3}
-candidate=${2:-plugins/attention_fa3/seed/fa3_seed.cu}
+candidate=${2:-plugins/attention_common/seeds/fa2_class_seed.cu}
 runs=${3:-3}
 arch=sm_90a
 kseek=build/bin/kseek

@@ -210,7 +210,7 @@ for s in r.get('scenarios', []):
       rm -rf "$KSEEK_CACHE_DIR"  # the jobs after this one reuse what it builds
       for run in cold cached; do
         t0=$(date +%s.%N)
-        $kseek --json build plugins/attention_fa3/seed/fa3_seed.cu \
+        $kseek --json build plugins/attention_common/seeds/fa2_class_seed.cu \
           --plugin attention.fa3 > "/tmp/kseek-build-$run.json" 2>/dev/null
         t1=$(date +%s.%N)
         python3 -c "

@@ -4,16 +4,14 @@
 
 #include "fuzz/fuzz_target.hpp"
 #include "kseek/attention/attention_plugin.hpp"
+#include "kseek/attention_fa3/fa3_family.hpp"
+#include "kseek/attention_fa4/fa4_family.hpp"
 
 namespace kseek::fuzz {
 namespace {
 
-attention::AttentionPlugin make_plugin(attention::Family family, std::string id, std::string arch) {
-  attention::AttentionPluginSpec spec;
-  spec.family = family;
-  spec.id = std::move(id);
-  spec.target_arch = std::move(arch);
-  return attention::AttentionPlugin(std::move(spec));
+attention::AttentionPlugin make_plugin(const attention::AttentionFamily& family, std::string id, std::string arch) {
+  return attention::AttentionPlugin({.family = family, .id = std::move(id), .target_arch = std::move(arch)});
 }
 
 void check(const attention::AttentionPlugin& plugin, std::string_view name) {
@@ -31,8 +29,8 @@ void check(const attention::AttentionPlugin& plugin, std::string_view name) {
 }  // namespace
 
 int fuzz_scenario_name(const std::uint8_t* data, std::size_t size) {
-  static const auto fa3 = make_plugin(attention::Family::fa3, "attention.fa3", "sm_90a");
-  static const auto fa4 = make_plugin(attention::Family::fa4, "attention.fa4", "sm_100a");
+  static const auto fa3 = make_plugin(plugins::fa3::fa3_family(), "attention.fa3", "sm_90a");
+  static const auto fa4 = make_plugin(plugins::fa4::fa4_family(), "attention.fa4", "sm_100a");
   const std::string_view name = as_text(data, size);
   check(fa3, name);
   check(fa4, name);

@@ -1,6 +1,7 @@
 // Unit tests of the shared attention scenario library: names and grammar, legality, mask semantics, accounting against
 // SCENARIOS.md's tables, and the four scenario sets. Pure CPU; it must never need a GPU or the plugins.
 #include <array>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -10,10 +11,18 @@
 
 #include <gtest/gtest.h>
 
+#include "kseek/attention/attention_family.hpp"
 #include "kseek/attention/scenario_config.hpp"
+#include "kseek/attention_fa3/fa3_family.hpp"
+#include "kseek/attention_fa4/fa4_family.hpp"
 
 namespace kseek::attention {
 namespace {
+
+// The two families whose sets and rules these tests check; the scenario library itself knows neither.
+const AttentionFamily& fa3() { return plugins::fa3::fa3_family(); }
+const AttentionFamily& fa4() { return plugins::fa4::fa4_family(); }
+const AttentionFamily& fa4_on_sm103() { return plugins::fa4::fa4_family(plugins::fa4::BlackwellArch::sm103); }
 
 AttentionConfig parse_or_die(std::string_view name) {
   auto parsed = parse_scenario_name(name);
@@ -27,8 +36,8 @@ std::vector<SeqLens> expand(std::string_view seqs) {
   return parsed.ok() ? expand_seqs(parsed.value()) : std::vector<SeqLens>{};
 }
 
-std::vector<NamedScenario> set_or_die(Family family, std::string_view name) {
-  auto set = scenario_set(family, name);
+std::vector<NamedScenario> set_or_die(const AttentionFamily& family, std::string_view name) {
+  auto set = family.scenario_set(name);
   EXPECT_TRUE(set.ok()) << (set.ok() ? "" : set.error().message);
   return set.ok() ? set.value() : std::vector<NamedScenario>{};
 }
@@ -217,43 +226,44 @@ TEST(AttentionNames, ErrorsNameTheKeyAndWhatIsAllowed) {
 TEST(AttentionLegality, AppliesHopperAndBlackwellRules) {
   struct Case {
     std::string name;
-    Arch arch;
+    const AttentionFamily* family;
+    std::string_view arch;     // for the failure message: fa4 is asked as sm_100 and as sm_103
     std::string_view message;  // empty: legal
   };
   const Case cases[] = {
-      {"hq=32,hkv=16,d=128,dtype=bf16,causal=1,prefix_lm=4x1024,page=16,seqs=8192", Arch::sm90,
-       "sm_90: prefix_lm needs mask_mod, which FA3 (sm_90) does not have"},
-      {"hq=32,hkv=16,d=128,dtype=bf16,causal=1,prefix_lm=4x1024,page=16,seqs=8192", Arch::sm100, ""},
-      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,page=16,splits=1,seqs=4096", Arch::sm100,
-       "sm_100: d=256 on FA4 (hd256 kernel) requires page=128 (got page=16)"},
-      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,page=128,seqs=4096", Arch::sm100,
+      {"hq=32,hkv=16,d=128,dtype=bf16,causal=1,prefix_lm=4x1024,page=16,seqs=8192", &fa3(), "sm_90",
+       "fa3: prefix_lm needs mask_mod, which FA3 (sm_90) does not have"},
+      {"hq=32,hkv=16,d=128,dtype=bf16,causal=1,prefix_lm=4x1024,page=16,seqs=8192", &fa4(), "sm_100", ""},
+      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,page=16,splits=1,seqs=4096", &fa4(), "sm_100",
+       "fa4: d=256 on FA4 (hd256 kernel) requires page=128 (got page=16)"},
+      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,page=128,seqs=4096", &fa4(), "sm_100",
        "d=256 on FA4 (hd256 kernel) requires splits=1 (got splits=0)"},
-      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,softcap=50,page=128,splits=1,seqs=4096", Arch::sm100,
+      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,softcap=50,page=128,splits=1,seqs=4096", &fa4(), "sm_100",
        "d=256 on FA4 (hd256 kernel) cannot be combined with softcap=50"},
-      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,sinks=1,page=128,splits=1,seqs=4096", Arch::sm100,
+      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,sinks=1,page=128,splits=1,seqs=4096", &fa4(), "sm_100",
        "d=256 on FA4 (hd256 kernel) cannot be combined with sinks=1"},
-      {"hq=8,hkv=4,d=256,dtype=fp8,causal=1,page=128,splits=1,seqs=4096", Arch::sm100,
+      {"hq=8,hkv=4,d=256,dtype=fp8,causal=1,page=128,splits=1,seqs=4096", &fa4(), "sm_100",
        "d=256 on FA4 (hd256 kernel) cannot be combined with dtype=fp8"},
-      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,page=128,splits=1,seqs=4096", Arch::sm100, ""},
-      {"hq=16,hkv=8,d=256,dtype=fp8,causal=1,softcap=50,page=16,seqs=4096", Arch::sm90, ""},
-      {"hq=32,hkv=8,d=128,dtype=fp8,causal=1,page=16,seqs=4096", Arch::sm103,
-       "sm_103: dtype=fp8 on FA4 requires sm_100 (got sm_103)"},
-      {"hq=32,hkv=8,d=128,dtype=fp8,causal=1,page=16,seqs=4096", Arch::sm100, ""},
-      {"hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,seqs=4096", Arch::sm103, ""},
-      {"hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,aot=1,seqs=8x(1,4096)", Arch::sm100,
+      {"hq=8,hkv=4,d=256,dtype=bf16,causal=1,page=128,splits=1,seqs=4096", &fa4(), "sm_100", ""},
+      {"hq=16,hkv=8,d=256,dtype=fp8,causal=1,softcap=50,page=16,seqs=4096", &fa3(), "sm_90", ""},
+      {"hq=32,hkv=8,d=128,dtype=fp8,causal=1,page=16,seqs=4096", &fa4_on_sm103(), "sm_103",
+       "fa4: dtype=fp8 on FA4 requires sm_100 (got sm_103)"},
+      {"hq=32,hkv=8,d=128,dtype=fp8,causal=1,page=16,seqs=4096", &fa4(), "sm_100", ""},
+      {"hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,seqs=4096", &fa4_on_sm103(), "sm_103", ""},
+      {"hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,aot=1,seqs=8x(1,4096)", &fa4(), "sm_100",
        "aot=1 is FA3-only (FA4 computes no scheduler metadata ahead of the call)"},
-      {"hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,aot=1,seqs=8x(1,4096)", Arch::sm90, ""},
-      {"hq=16,hkv=16,d=192,dtype=bf16,causal=1,page=0,seqs=4096", Arch::sm100,
+      {"hq=32,hkv=8,d=128,dtype=bf16,causal=1,page=16,aot=1,seqs=8x(1,4096)", &fa3(), "sm_90", ""},
+      {"hq=16,hkv=16,d=192,dtype=bf16,causal=1,page=0,seqs=4096", &fa4(), "sm_100",
        "d=192 on FA4 requires dv=128 (got dv=192)"},
-      {"hq=16,hkv=16,d=192,dtype=bf16,causal=1,page=0,seqs=4096", Arch::sm90, ""},
-      {"hq=16,hkv=1,d=64,dv=512,qv=1,dtype=bf16,causal=1,page=64,seqs=8x(1,4096)", Arch::sm100, ""},
+      {"hq=16,hkv=16,d=192,dtype=bf16,causal=1,page=0,seqs=4096", &fa3(), "sm_90", ""},
+      {"hq=16,hkv=1,d=64,dv=512,qv=1,dtype=bf16,causal=1,page=64,seqs=8x(1,4096)", &fa4(), "sm_100", ""},
   };
   for (const Case& c : cases) {
-    const auto ok = validate(parse_or_die(c.name), c.arch);
+    const auto ok = c.family->validate(parse_or_die(c.name));
     if (c.message.empty()) {
-      EXPECT_TRUE(ok.ok()) << c.name << " on " << to_string(c.arch) << ": " << ok.error().message;
+      EXPECT_TRUE(ok.ok()) << c.name << " on " << c.arch << ": " << ok.error().message;
     } else {
-      ASSERT_FALSE(ok.ok()) << "accepted " << c.name << " on " << to_string(c.arch);
+      ASSERT_FALSE(ok.ok()) << "accepted " << c.name << " on " << c.arch;
       EXPECT_NE(ok.error().message.find(c.message), std::string::npos) << ok.error().message;
     }
   }
@@ -415,9 +425,9 @@ TEST(AttentionAccounting, MatchesTheCaseStudyTables) {
       {"B21", "69", "8.59"},   {"B22", "137", "8.61"},  {"B23", "965", "7.41"},  {"B26", "4123", "0.13"},
   };
   for (const auto& [family, rows] :
-       {std::pair{Family::fa3, std::vector<TableRow>(std::begin(hopper), std::end(hopper))},
-        std::pair{Family::fa4, std::vector<TableRow>(std::begin(blackwell), std::end(blackwell))}}) {
-    const auto set = set_or_die(family, kCaseStudySet);
+       {std::pair{&fa3(), std::vector<TableRow>(std::begin(hopper), std::end(hopper))},
+        std::pair{&fa4(), std::vector<TableRow>(std::begin(blackwell), std::end(blackwell))}}) {
+    const auto set = set_or_die(*family, kCaseStudySet);
     for (const TableRow& row : rows) {
       const Accounting a = account(find(set, row.id).config);
       expect_near_table(static_cast<double>(a.flops) / 1e9, row.gflop, std::string(row.id) + " GFLOP");
@@ -429,7 +439,7 @@ TEST(AttentionAccounting, MatchesTheCaseStudyTables) {
   const std::pair<std::string_view, std::array<std::string_view, 4>> cascades[] = {
       {"H22", {"137", "5", "0.14", "1.35"}}, {"B24", {"550", "11", "0.28", "2.69"}}};
   for (const auto& [id, expected] : cascades) {
-    const auto set = set_or_die(id[0] == 'H' ? Family::fa3 : Family::fa4, kCaseStudySet);
+    const auto set = set_or_die(id[0] == 'H' ? fa3() : fa4(), kCaseStudySet);
     const auto calls = kernel_calls(find(set, id).config);
     ASSERT_EQ(calls.size(), 2u) << id;
     expect_near_table(static_cast<double>(flops(calls[0])) / 1e9, expected[0], std::string(id) + " prefix GFLOP");
@@ -440,7 +450,7 @@ TEST(AttentionAccounting, MatchesTheCaseStudyTables) {
 
   // B25: the table gives "<= 8796 (kernel visits all blocks)"; we count visible keys exactly: causal plus, per span of
   // 1024, the 1024*1023/2 keys above the diagonal inside the span.
-  const auto blackwell_set = set_or_die(Family::fa4, kCaseStudySet);
+  const auto blackwell_set = set_or_die(fa4(), kCaseStudySet);
   const AttentionConfig& b25 = find(blackwell_set, "B25").config;
   const std::int64_t causal_pairs = 8 * (std::int64_t{8192} * 8193 / 2);
   const std::int64_t span_pairs = 8 * 4 * (std::int64_t{1024} * 1023 / 2);
@@ -454,11 +464,11 @@ TEST(AttentionAccounting, EstimatesTimeLikeTheTables) {
       {"H01", 1850}, {"H06", 670}, {"H14", 1190}, {"H16", 490}, {"H21", 2040},      {"H22", 230 + 370}, {"H25", 340},
       {"B01", 3260}, {"B07", 805}, {"B15", 1430}, {"B20", 590}, {"B24", 410 + 450}, {"B26", 3050},
   };
-  const auto hopper = set_or_die(Family::fa3, kCaseStudySet);
-  const auto blackwell = set_or_die(Family::fa4, kCaseStudySet);
+  const auto hopper = set_or_die(fa3(), kCaseStudySet);
+  const auto blackwell = set_or_die(fa4(), kCaseStudySet);
   for (const auto& [id, table_us] : rows) {
     const bool h = id[0] == 'H';
-    const double us = estimated_time_us(find(h ? hopper : blackwell, id).config, h ? Arch::sm90 : Arch::sm100);
+    const double us = estimated_time_us(find(h ? hopper : blackwell, id).config, (h ? fa3() : fa4()).reference_device());
     EXPECT_NEAR(us, table_us, 0.02 * table_us) << id;  // the table rounds to 2-3 digits
   }
 }
@@ -473,7 +483,7 @@ TEST(AttentionCascade, SplitsIntoPrefixAndSuffixCalls) {
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(format_scenario_name(calls[0]), "hq=64,hkv=8,d=64,dtype=bf16,causal=0,sinks=1,page=16,lse=1,seqs=(6,4096)");
   EXPECT_EQ(format_scenario_name(calls[1]), "hq=64,hkv=8,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=3x(2,LIN(16,32))");
-  for (const AttentionConfig& call : calls) EXPECT_TRUE(validate(call, Arch::sm90).ok());
+  for (const AttentionConfig& call : calls) EXPECT_TRUE(fa3().validate(call).ok());
   EXPECT_EQ(account(c).visible_pairs, 6 * 4096 + (15 + 16) + (23 + 24) + (31 + 32));
 
   c.cascade_prefix = 0;
@@ -484,31 +494,31 @@ TEST(AttentionCascade, SplitsIntoPrefixAndSuffixCalls) {
 // -------------------------------------------------------------------------------------------------------------
 
 TEST(AttentionSets, HaveTheDocumentedSizes) {
-  EXPECT_EQ(set_or_die(Family::fa3, kCaseStudySet).size(), 26u);
-  EXPECT_EQ(set_or_die(Family::fa4, kCaseStudySet).size(), 26u);
+  EXPECT_EQ(set_or_die(fa3(), kCaseStudySet).size(), 26u);
+  EXPECT_EQ(set_or_die(fa4(), kCaseStudySet).size(), 26u);
   // 5b's 183 plus one (d40 and d72 are two shapes); 5d's 178 less R-SWA x2, dynamic causal x2, FA2-fallback x2.
-  const auto fa3 = set_or_die(Family::fa3, kFullSet);
-  const auto fa4 = set_or_die(Family::fa4, kFullSet);
-  EXPECT_GE(fa3.size(), 170u);
-  EXPECT_GE(fa4.size(), 170u);
-  EXPECT_EQ(fa3.size(), 184u);
-  EXPECT_EQ(fa4.size(), 172u);
+  const auto hopper_full = set_or_die(fa3(), kFullSet);
+  const auto blackwell_full = set_or_die(fa4(), kFullSet);
+  EXPECT_GE(hopper_full.size(), 170u);
+  EXPECT_GE(blackwell_full.size(), 170u);
+  EXPECT_EQ(hopper_full.size(), 184u);
+  EXPECT_EQ(blackwell_full.size(), 172u);
 
   std::vector<std::string> ids;
-  for (const NamedScenario& s : set_or_die(Family::fa3, kCaseStudySet)) ids.push_back(s.id);
+  for (const NamedScenario& s : set_or_die(fa3(), kCaseStudySet)) ids.push_back(s.id);
   for (int i = 0; i < 26; ++i) {
     char expected[4];
     std::snprintf(expected, sizeof expected, "H%02d", i + 1);
     EXPECT_EQ(ids[static_cast<std::size_t>(i)], expected);
   }
-  auto unknown = scenario_set(Family::fa4, "everything");
+  auto unknown = fa4().scenario_set("everything");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("unknown fa4 scenario set 'everything' (known: case-study, full)"),
             std::string::npos);
 }
 
 TEST(AttentionSets, MembersAreLegalUniqueAndRoundTripTheirNames) {
-  for (Family family : {Family::fa3, Family::fa4}) {
+  for (const AttentionFamily& family : {std::cref(fa3()), std::cref(fa4())}) {
     for (std::string_view set_name : {kCaseStudySet, kFullSet}) {
       const auto set = set_or_die(family, set_name);
       std::set<std::string> ids;
@@ -517,7 +527,7 @@ TEST(AttentionSets, MembersAreLegalUniqueAndRoundTripTheirNames) {
         const std::string name = format_scenario_name(s.config);
         EXPECT_TRUE(ids.insert(s.id).second) << "duplicate id " << s.id;
         EXPECT_TRUE(names.insert(name).second) << s.id << " duplicates name " << name;
-        const auto legal = validate(s.config, reference_arch(family));
+        const auto legal = family.validate(s.config);
         EXPECT_TRUE(legal.ok()) << s.id << ": " << (legal.ok() ? "" : legal.error().message);
         auto parsed = parse_scenario_name(name);
         ASSERT_TRUE(parsed.ok()) << s.id << " " << name << ": " << parsed.error().message;
@@ -530,7 +540,7 @@ TEST(AttentionSets, MembersAreLegalUniqueAndRoundTripTheirNames) {
 }
 
 TEST(AttentionSets, AreDeterministic) {
-  for (Family family : {Family::fa3, Family::fa4}) {
+  for (const AttentionFamily& family : {std::cref(fa3()), std::cref(fa4())}) {
     const auto first = set_or_die(family, kFullSet);
     const auto second = set_or_die(family, kFullSet);
     ASSERT_EQ(first.size(), second.size());
@@ -546,9 +556,9 @@ TEST(AttentionSets, AreDeterministic) {
 TEST(AttentionSets, FullSetsMeetTheTimeFloorExceptKnownCells) {
   const std::set<std::string> exceptions = {"HF4-09", "HF4-10", "HF4-11", "HF4-12", "HF6-14",
                                             "BF4-09", "BF4-10", "BF4-11", "BF4-12", "BF6-14"};
-  for (Family family : {Family::fa3, Family::fa4}) {
+  for (const AttentionFamily& family : {std::cref(fa3()), std::cref(fa4())}) {
     for (const NamedScenario& s : set_or_die(family, kFullSet)) {
-      const double us = estimated_time_us(s.config, reference_arch(family));
+      const double us = estimated_time_us(s.config, family.reference_device());
       if (exceptions.count(s.id) != 0) {
         EXPECT_LT(us, 150.0) << s.id << " is listed as an exception but now meets the floor";
       } else {
@@ -559,7 +569,7 @@ TEST(AttentionSets, FullSetsMeetTheTimeFloorExceptKnownCells) {
 }
 
 TEST(AttentionSets, FullSetsCoverTheAxes) {
-  for (Family family : {Family::fa3, Family::fa4}) {
+  for (const AttentionFamily& family : {std::cref(fa3()), std::cref(fa4())}) {
     std::set<int> ds, pages, splits, windows;
     std::set<Precision> dtypes;
     bool softcap = false, sinks = false, cascade = false, qv = false, mla = false, lse = false, non_causal = false;
@@ -582,16 +592,16 @@ TEST(AttentionSets, FullSetsCoverTheAxes) {
       aot |= c.aot;
       for (const SeqLens seq : expand_seqs(c.seqs)) zero_rows |= seq.k == 0;
     }
-    const bool fa3 = family == Family::fa3;
+    const bool hopper = &family == &fa3();
     EXPECT_EQ(ds,
-              fa3 ? (std::set<int>{40, 64, 72, 80, 96, 128, 192, 256}) : (std::set<int>{64, 80, 96, 128, 192, 256}));
+              hopper ? (std::set<int>{40, 64, 72, 80, 96, 128, 192, 256}) : (std::set<int>{64, 80, 96, 128, 192, 256}));
     EXPECT_EQ(pages, (std::set<int>{0, 16, 32, 64, 128, 256}));
-    EXPECT_EQ(splits, fa3 ? (std::set<int>{0, 1, 32, 256}) : (std::set<int>{0, 1, 32, 128}));
-    EXPECT_EQ(windows, fa3 ? (std::set<int>{-1, 127, 256, 1023, 4095, 8191}) : (std::set<int>{-1, 127, 1023, 4095}));
+    EXPECT_EQ(splits, hopper ? (std::set<int>{0, 1, 32, 256}) : (std::set<int>{0, 1, 32, 128}));
+    EXPECT_EQ(windows, hopper ? (std::set<int>{-1, 127, 256, 1023, 4095, 8191}) : (std::set<int>{-1, 127, 1023, 4095}));
     EXPECT_EQ(dtypes.size(), 3u);
     EXPECT_TRUE(softcap && sinks && cascade && qv && mla && lse && non_causal && zero_rows);
-    EXPECT_EQ(prefix_lm, !fa3);
-    EXPECT_EQ(aot, fa3);
+    EXPECT_EQ(prefix_lm, !hopper);
+    EXPECT_EQ(aot, hopper);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -13,8 +14,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../../plugins/attention_common/device/attention_device_params.h"
+#include "attention_device_params.h"  // through kseek_attention_device_params, the launch contract under test
 #include "kseek/attention/attention_workload.hpp"
+#include "kseek/attention_fa3/fa3_family.hpp"
+#include "kseek/attention_fa4/fa4_family.hpp"
 
 namespace kseek::attention {
 namespace {
@@ -28,13 +31,19 @@ const NamedScenario& find(const std::vector<NamedScenario>& set, std::string_vie
   return kMissing;
 }
 
-std::vector<NamedScenario> set_or_die(Family family, std::string_view name) {
-  auto set = scenario_set(family, name);
+// The families whose sets supply the scenarios here; the workload planner itself knows neither.
+const AttentionFamily& fa3() { return plugins::fa3::fa3_family(); }
+const AttentionFamily& fa4() { return plugins::fa4::fa4_family(); }
+
+std::vector<NamedScenario> set_or_die(const AttentionFamily& family, std::string_view name) {
+  auto set = family.scenario_set(name);
   EXPECT_TRUE(set.ok()) << (set.ok() ? "" : set.error().message);
   return set.ok() ? set.value() : std::vector<NamedScenario>{};
 }
 
-AttentionConfig case_study(Family family, std::string_view id) { return find(set_or_die(family, kCaseStudySet), id).config; }
+AttentionConfig case_study(const AttentionFamily& family, std::string_view id) {
+  return find(set_or_die(family, kCaseStudySet), id).config;
+}
 
 AttentionWorkload workload_or_die(const AttentionConfig& config) {
   auto w = plan_workload(config);
@@ -82,7 +91,7 @@ std::uint64_t address_of(const void* pointer) { return reinterpret_cast<std::uin
 // ---- layouts --------------------------------------------------------------------------------------------------------
 
 TEST(AttentionLayout, H01PagedPrefillHasEveryTensorWhereTheProblemSaysAndTheTensorIdsHold) {
-  const WorkloadLayout layout = layout_or_die(case_study(Family::fa3, "H01"));  // 32/8 d128 bf16 causal bs16 8x4096
+  const WorkloadLayout layout = layout_or_die(case_study(fa3(), "H01"));  // 32/8 d128 bf16 causal bs16 8x4096
   const AttentionProblem p = problem_of(layout);
   EXPECT_EQ(p.batch, 8);
   EXPECT_EQ(p.num_heads_q, 32);
@@ -128,7 +137,7 @@ TEST(AttentionLayout, H01PagedPrefillHasEveryTensorWhereTheProblemSaysAndTheTens
   const std::vector<std::string> names = {"q", "k", "v", "o", "q_v (absent)", "lse (absent)"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(layout.tensors[i].name, names[i]);
   EXPECT_EQ(layout.tensors[kTensorCuSeqlensQ].name, "cu_seqlens_q");
-  EXPECT_EQ(layout.plugin_context, format_scenario_name(case_study(Family::fa3, "H01")));
+  EXPECT_EQ(layout.plugin_context, format_scenario_name(case_study(fa3(), "H01")));
   for (std::size_t i : {std::size_t{kTensorQv}, std::size_t{kTensorLse}}) {
     EXPECT_EQ(layout.tensors[i].problem_offset, kNoProblemPointer) << "an absent tensor gets no pointer";
   }
@@ -180,7 +189,7 @@ TEST(AttentionLayout, H01PagedPrefillHasEveryTensorWhereTheProblemSaysAndTheTens
 }
 
 TEST(AttentionLayout, AbsentTensorsLeaveTheirPointersNullOnceTheHarnessWritesAddresses) {
-  const WorkloadLayout layout = layout_or_die(case_study(Family::fa3, "H01"));
+  const WorkloadLayout layout = layout_or_die(case_study(fa3(), "H01"));
   const std::uint64_t base = 0x7f0000000000ull;
   const AttentionProblem p = problem_with_addresses(layout, base);
   EXPECT_EQ(p.q_v, nullptr);
@@ -195,7 +204,7 @@ TEST(AttentionLayout, AbsentTensorsLeaveTheirPointersNullOnceTheHarnessWritesAdd
 }
 
 TEST(AttentionLayout, H12Fp8HasDescalesBf16OutputAndTheFp8Tolerance) {
-  const WorkloadLayout layout = layout_or_die(case_study(Family::fa3, "H12"));
+  const WorkloadLayout layout = layout_or_die(case_study(fa3(), "H12"));
   const AttentionProblem p = problem_of(layout);
   EXPECT_EQ(p.dtype_qkv, kDTypeFP8E4M3);
   EXPECT_EQ(p.dtype_o, kDTypeBF16);
@@ -216,15 +225,15 @@ TEST(AttentionLayout, H12Fp8HasDescalesBf16OutputAndTheFp8Tolerance) {
   EXPECT_DOUBLE_EQ(layout.tolerance.max_factor, 4.0);
   EXPECT_DOUBLE_EQ(layout.tolerance.mean_factor, 3.0);
   // fp8 with softcap keeps the fp8 factors; softcap alone raises the max factor to 3.
-  EXPECT_DOUBLE_EQ(layout_or_die(case_study(Family::fa3, "H13")).tolerance.max_factor, 4.0);
-  const WorkloadLayout h07 = layout_or_die(case_study(Family::fa3, "H07"));
+  EXPECT_DOUBLE_EQ(layout_or_die(case_study(fa3(), "H13")).tolerance.max_factor, 4.0);
+  const WorkloadLayout h07 = layout_or_die(case_study(fa3(), "H07"));
   EXPECT_DOUBLE_EQ(h07.tolerance.max_factor, 3.0);
   EXPECT_DOUBLE_EQ(h07.tolerance.mean_factor, 1.5);
   EXPECT_FLOAT_EQ(problem_of(h07).softcap, 50.0f);
 }
 
 TEST(AttentionLayout, FlatMlaPrefillUsesCuSeqlensK) {
-  const WorkloadLayout layout = layout_or_die(case_study(Family::fa3, "H11"));  // 16/16 d192 dv128 non-paged 4x8192
+  const WorkloadLayout layout = layout_or_die(case_study(fa3(), "H11"));  // 16/16 d192 dv128 non-paged 4x8192
   const AttentionProblem p = problem_of(layout);
   EXPECT_EQ(p.paged, 0);
   EXPECT_EQ(p.total_k, 4 * 8192);
@@ -246,7 +255,7 @@ TEST(AttentionLayout, FlatMlaPrefillUsesCuSeqlensK) {
 }
 
 TEST(AttentionLayout, MlaDecodeCarriesQvAtItsTensorId) {
-  const WorkloadLayout layout = layout_or_die(case_study(Family::fa3, "H25"));  // 16/1 d64 dv512 qv bs64
+  const WorkloadLayout layout = layout_or_die(case_study(fa3(), "H25"));  // 16/1 d64 dv512 qv bs64
   const AttentionProblem p = problem_of(layout);
   EXPECT_EQ(p.has_q_v, 1);
   EXPECT_EQ(p.qv_row_stride, 16 * 512);
@@ -260,7 +269,7 @@ TEST(AttentionLayout, MlaDecodeCarriesQvAtItsTensorId) {
 }
 
 TEST(AttentionLayout, SinksAndLseAreWhereTheProblemSays) {
-  const WorkloadLayout h05 = layout_or_die(case_study(Family::fa3, "H05"));
+  const WorkloadLayout h05 = layout_or_die(case_study(fa3(), "H05"));
   const TensorSpec* sinks = tensor(h05, "sinks");
   ASSERT_NE(sinks, nullptr);
   EXPECT_EQ(sinks->elements, 64u);
@@ -268,7 +277,7 @@ TEST(AttentionLayout, SinksAndLseAreWhereTheProblemSays) {
   EXPECT_EQ(sinks->problem_offset, offset(offsetof(AttentionProblem, sinks)));
   EXPECT_EQ(problem_of(h05).has_sinks, 1);
 
-  AttentionConfig with_lse = case_study(Family::fa3, "H01");
+  AttentionConfig with_lse = case_study(fa3(), "H01");
   with_lse.lse = true;
   const WorkloadLayout layout = layout_or_die(with_lse);
   const auto& lse = layout.tensors[kTensorLse];
@@ -285,7 +294,7 @@ TEST(AttentionLayout, SinksAndLseAreWhereTheProblemSays) {
 }
 
 TEST(AttentionLayout, ViewsAreDroppedWhenAStrideIsNotA16ByteMultiple) {
-  AttentionConfig c = case_study(Family::fa3, "H12");  // fp8
+  AttentionConfig c = case_study(fa3(), "H12");  // fp8
   c.hq = 32;
   c.d = 40;
   c.dv = 40;
@@ -296,12 +305,12 @@ TEST(AttentionLayout, ViewsAreDroppedWhenAStrideIsNotA16ByteMultiple) {
 }
 
 TEST(AttentionLayout, LargeInputSetsDropToTwo) {
-  EXPECT_EQ(layout_or_die(case_study(Family::fa3, "H18")).input_sets, 2u);  // 256 x 16384 keys, 64/8 d64: 8.6 GB KV
-  EXPECT_EQ(layout_or_die(case_study(Family::fa3, "H14")).input_sets, 3u);  // 4.3 GB
+  EXPECT_EQ(layout_or_die(case_study(fa3(), "H18")).input_sets, 2u);  // 256 x 16384 keys, 64/8 d64: 8.6 GB KV
+  EXPECT_EQ(layout_or_die(case_study(fa3(), "H14")).input_sets, 3u);  // 4.3 GB
 }
 
 TEST(AttentionLayout, CascadeIsEvaluatedAsTheOneCallItEquals) {
-  const AttentionConfig c = case_study(Family::fa3, "H22");  // cascade_prefix 32768, 256x(1,LIN(512,2048))
+  const AttentionConfig c = case_study(fa3(), "H22");  // cascade_prefix 32768, 256x(1,LIN(512,2048))
   const AttentionWorkload w = workload_or_die(c);
   ASSERT_EQ(w.seqs.size(), 256u);
   EXPECT_EQ(w.seqs.front().k, 32768 + 512);
@@ -331,7 +340,7 @@ TEST(AttentionLayout, CascadeIsEvaluatedAsTheOneCallItEquals) {
 
 TEST(AttentionLayout, PrefixLmCarriesItsSpansAndFa3RefusesIt) {
   // B25: 8 x 8192 keys, 4 image spans of 1024 per sequence.
-  const AttentionConfig b25 = case_study(Family::fa4, "B25");
+  const AttentionConfig b25 = case_study(fa4(), "B25");
   const WorkloadLayout layout = layout_or_die(b25);  // plan_workload does not validate; FA4 (sm100) accepts it
   const AttentionProblem p = problem_of(layout);
   EXPECT_EQ(p.num_spans, 4);
@@ -360,32 +369,32 @@ TEST(AttentionLayout, PrefixLmCarriesItsSpansAndFa3RefusesIt) {
   }
 
   // Scenarios without spans keep the v2 fields zero and have no spans tensor.
-  const WorkloadLayout h01 = layout_or_die(case_study(Family::fa3, "H01"));
+  const WorkloadLayout h01 = layout_or_die(case_study(fa3(), "H01"));
   EXPECT_EQ(problem_of(h01).num_spans, 0);
   EXPECT_EQ(problem_of(h01).span_batch_stride, 0);
   EXPECT_EQ(tensor(h01, "spans"), nullptr);
-  EXPECT_TRUE(make_sequence_tensors(workload_or_die(case_study(Family::fa3, "H01")), 3).spans.empty());
+  EXPECT_TRUE(make_sequence_tensors(workload_or_die(case_study(fa3(), "H01")), 3).spans.empty());
 
-  const auto fa3 = make_workload_layout(format_scenario_name(b25), Arch::sm90);
-  ASSERT_FALSE(fa3.ok());
-  EXPECT_NE(fa3.error().message.find("prefix_lm"), std::string::npos) << fa3.error().message;
+  const auto on_hopper = make_workload_layout(format_scenario_name(b25), fa3());
+  ASSERT_FALSE(on_hopper.ok());
+  EXPECT_NE(on_hopper.error().message.find("prefix_lm"), std::string::npos) << on_hopper.error().message;
 }
 
 TEST(AttentionLayout, ScenariosWhoseRowsSeeNoKeyLayOut) {
   // Rows that see no key (no sink) have LSE -inf: the harness accepts an infinity exactly where the fp32 reference
   // holds the same one, so these scenarios lay out like any other.
-  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(1,0)+(1,5)", Arch::sm90).ok());
-  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(8,5)", Arch::sm90).ok());
+  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(1,0)+(1,5)", fa3()).ok());
+  EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(8,5)", fa3()).ok());
   EXPECT_TRUE(
-      make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,sinks=1,page=16,lse=1,seqs=(1,0)+(1,5)", Arch::sm90)
+      make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,sinks=1,page=16,lse=1,seqs=(1,0)+(1,5)", fa3())
           .ok());
 }
 
 TEST(AttentionLayout, EveryScenarioOfEverySetLaysOut) {
-  for (Family family : {Family::fa3, Family::fa4}) {
+  for (const AttentionFamily& family : {std::cref(fa3()), std::cref(fa4())}) {
     for (std::string_view set : {kCaseStudySet, kFullSet}) {
       for (const NamedScenario& s : set_or_die(family, set)) {
-        auto layout = make_workload_layout(format_scenario_name(s.config), reference_arch(family));
+        auto layout = make_workload_layout(format_scenario_name(s.config), family);
         ASSERT_TRUE(layout.ok()) << s.id << ": " << layout.error().message;
         auto w = workload_of_layout(*layout);
         ASSERT_TRUE(w.ok()) << s.id << ": " << w.error().message;
@@ -404,7 +413,7 @@ TEST(AttentionLayout, EveryScenarioOfEverySetLaysOut) {
 // ---- structural tensors ---------------------------------------------------------------------------------------------
 
 TEST(AttentionStructure, BlockTablesArePermutationsWithPartialLastPagesAndSparePadding) {
-  const AttentionWorkload w = workload_or_die(case_study(Family::fa3, "H16"));  // 256x(1,GEO(256,32768)), bs16
+  const AttentionWorkload w = workload_or_die(case_study(fa3(), "H16"));  // 256x(1,GEO(256,32768)), bs16
   const AttentionProblem& p = w.problem;
   const SequenceTensors s = make_sequence_tensors(w, 42);
   ASSERT_EQ(s.cu_seqlens_q.size(), w.seqs.size() + 1);
@@ -443,7 +452,7 @@ TEST(AttentionStructure, BlockTablesArePermutationsWithPartialLastPagesAndSpareP
 }
 
 TEST(AttentionStructure, DeterministicInTheSeedAndOnlyThePagesDependOnIt) {
-  const AttentionWorkload w = workload_or_die(case_study(Family::fa3, "H21"));
+  const AttentionWorkload w = workload_or_die(case_study(fa3(), "H21"));
   const SequenceTensors a = make_sequence_tensors(w, 5);
   const SequenceTensors b = make_sequence_tensors(w, 5);
   const SequenceTensors c = make_sequence_tensors(w, 6);
@@ -461,7 +470,7 @@ TEST(AttentionStructure, DeterministicInTheSeedAndOnlyThePagesDependOnIt) {
 }
 
 TEST(AttentionStructure, FlatScenariosGetPrefixSums) {
-  const AttentionWorkload w = workload_or_die(case_study(Family::fa3, "H23"));  // [1024,2048,4096,...] non-causal
+  const AttentionWorkload w = workload_or_die(case_study(fa3(), "H23"));  // [1024,2048,4096,...] non-causal
   const SequenceTensors s = make_sequence_tensors(w, 0);
   ASSERT_EQ(s.cu_seqlens_k.size(), 9u);
   EXPECT_EQ(s.cu_seqlens_k, s.cu_seqlens_q);
@@ -472,7 +481,7 @@ TEST(AttentionStructure, FlatScenariosGetPrefixSums) {
 }
 
 TEST(AttentionStructure, TheLayoutCarriesItsScenario) {
-  const AttentionConfig c = case_study(Family::fa3, "H21");
+  const AttentionConfig c = case_study(fa3(), "H21");
   WorkloadLayout layout = layout_or_die(c);
   auto w = workload_of_layout(layout);
   ASSERT_TRUE(w.ok()) << w.error().message;
@@ -489,7 +498,7 @@ TEST(AttentionStructure, TheLayoutCarriesItsScenario) {
 // ---- reference tiling -----------------------------------------------------------------------------------------------
 
 TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
-  const AttentionWorkload h03 = workload_or_die(case_study(Family::fa3, "H03"));  // 1 x 32768, 32/8
+  const AttentionWorkload h03 = workload_or_die(case_study(fa3(), "H03"));  // 1 x 32768, 32/8
   auto prefill = plan_reference(h03, 132);
   ASSERT_TRUE(prefill.ok()) << prefill.error().message;
   EXPECT_EQ(prefill->heads_per_tile, 4);
@@ -500,7 +509,7 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   EXPECT_EQ(prefill->splits, 1);
   EXPECT_EQ(prefill->tiles.size(), 2u * ((32768 + 11) / 12));
 
-  const AttentionWorkload h15 = workload_or_die(case_study(Family::fa3, "H15"));  // 4 x (1, 131072), 64/8
+  const AttentionWorkload h15 = workload_or_die(case_study(fa3(), "H15"));  // 4 x (1, 131072), 64/8
   auto decode = plan_reference(h15, 132);
   ASSERT_TRUE(decode.ok()) << decode.error().message;
   EXPECT_EQ(decode->rows_per_tile, 1);
@@ -508,7 +517,7 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   EXPECT_EQ(decode->tiles.size(), 2u * 4);
   EXPECT_EQ(decode->splits, 17);  // 32 tiles x kv heads; 4 x 132 CTAs wanted
 
-  const AttentionWorkload h25 = workload_or_die(case_study(Family::fa3, "H25"));  // MLA: q.k 576 wide, dv 512
+  const AttentionWorkload h25 = workload_or_die(case_study(fa3(), "H25"));  // MLA: q.k 576 wide, dv 512
   auto mla = plan_reference(h25, 132);
   ASSERT_TRUE(mla.ok()) << mla.error().message;
   EXPECT_EQ(mla->qk_dim, 64 + 512);
@@ -580,7 +589,7 @@ T params_of(const RecordingHost::Launch& launch) {
 }
 
 TEST(AttentionFill, FillsEveryInputAndUploadsTheSeededStructure) {
-  const AttentionConfig c = case_study(Family::fa3, "H12");  // fp8: q k v + three descales
+  const AttentionConfig c = case_study(fa3(), "H12");  // fp8: q k v + three descales
   const WorkloadLayout layout = layout_or_die(c);
   const auto buffers = buffers_for(layout);
   RecordingHost host;
@@ -626,7 +635,7 @@ TEST(AttentionFill, FillsEveryInputAndUploadsTheSeededStructure) {
 }
 
 TEST(AttentionReference, LaunchesStatsFinishAndOutputWithTheInputsOfTheProblem) {
-  AttentionConfig c = case_study(Family::fa3, "H05");  // sinks
+  AttentionConfig c = case_study(fa3(), "H05");  // sinks
   c.lse = true;
   const WorkloadLayout layout = layout_or_die(c);
   const auto buffers = buffers_for(layout);
@@ -670,7 +679,7 @@ TEST(AttentionReference, LaunchesStatsFinishAndOutputWithTheInputsOfTheProblem) 
 }
 
 TEST(AttentionReference, FewLongSequencesSplitTheKeysAndCombine) {
-  const WorkloadLayout layout = layout_or_die(case_study(Family::fa3, "H15"));
+  const WorkloadLayout layout = layout_or_die(case_study(fa3(), "H15"));
   const auto buffers = buffers_for(layout);
   RecordingHost host;
   const std::vector<DeviceBuffer> gold = {{0x500000000000ull, layout.tensors[kTensorO].elements * 4}};

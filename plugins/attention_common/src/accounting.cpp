@@ -12,14 +12,6 @@ std::int64_t element_bytes(Precision p) { return p == Precision::fp8 ? 1 : 2; }
 constexpr std::int64_t kOutputBytes = 2;
 constexpr std::int64_t kLseBytes = 4;
 
-struct DevicePeaks {
-  double dense_16bit_flops;  // fp8 dense peak is twice this on both architectures
-  double hbm_bytes_per_s;
-};
-
-// SCENARIOS.md's sizing numbers: H200 for sm_90, B200 for Blackwell (sm_103 uses them too, for want of B300 ones).
-DevicePeaks peaks(Arch arch) { return arch == Arch::sm90 ? DevicePeaks{989e12, 4.8e12} : DevicePeaks{2250e12, 8.0e12}; }
-
 Accounting account_call(const AttentionConfig& c) {
   Accounting a;
   std::int64_t total_q = 0;
@@ -118,8 +110,7 @@ std::int64_t flops(const AttentionConfig& config) { return account(config).flops
 
 std::int64_t bytes(const AttentionConfig& config) { return account(config).total_bytes(); }
 
-double estimated_time_us(const AttentionConfig& config, Arch arch) {
-  const DevicePeaks p = peaks(arch);
+double estimated_time_us(const AttentionConfig& config, const DevicePeaks& p) {
   const double flop_rate = 0.6 * p.dense_16bit_flops * (config.dtype == Precision::fp8 ? 2.0 : 1.0);
   const double byte_rate = 0.75 * p.hbm_bytes_per_s;
   double seconds = 0;

@@ -1,5 +1,5 @@
 // Shared attention Plugin: adapts the scenario library to the SDK's value types.
-// It must never let a scenario through that the family's legality rules reject.
+// It must never let a scenario through that the family's legality rules reject, nor ask which family it serves.
 #include "kseek/attention/attention_plugin.hpp"
 
 #include <fmt/format.h>
@@ -27,7 +27,7 @@ PluginInfo AttentionPlugin::info() const {
   info.version = spec_.version;
   info.target_archs = {spec_.target_arch};
   for (std::string_view set : {kCaseStudySet, kFullSet}) {
-    auto scenarios = scenario_set(spec_.family, set);
+    auto scenarios = spec_.family.scenario_set(set);
     info.scenario_sets.push_back({std::string(set),
                                   set == kCaseStudySet ? "the 26 case-study configurations" : "the full campaign",
                                   scenarios ? scenarios->size() : 0});
@@ -48,7 +48,7 @@ Scenario AttentionPlugin::to_scenario(std::string id, std::string description, c
 }
 
 Result<std::vector<Scenario>> AttentionPlugin::scenarios(std::string_view set_name) const {
-  auto named = scenario_set(spec_.family, set_name);
+  auto named = spec_.family.scenario_set(set_name);
   if (!named) return named.error();
   std::vector<Scenario> out;
   out.reserve(named->size());
@@ -59,7 +59,7 @@ Result<std::vector<Scenario>> AttentionPlugin::scenarios(std::string_view set_na
 Result<Scenario> AttentionPlugin::scenario_from_name(std::string_view name) const {
   auto config = parse_scenario_name(name);
   if (!config) return config.error();
-  if (auto legal = validate(*config, reference_arch(spec_.family)); !legal) {
+  if (auto legal = spec_.family.validate(*config); !legal) {
     return make_error(fmt::format("not runnable by {}: {}", spec_.id, legal.error().message));
   }
   return to_scenario("", "user scenario", *config);
@@ -70,7 +70,7 @@ Result<SourceFile> AttentionPlugin::seed_source(std::string_view arch) const {
   for (const auto& file : spec_.embedded) {
     if (!starts_with(file.name, kSeedPrefix)) continue;
     const std::string file_arch = file.name.substr(kSeedPrefix.size(), file.name.rfind('.') - kSeedPrefix.size());
-    if (file_arch == arch) return SourceFile{fmt::format("{}_seed_{}.cu", to_string(spec_.family), arch), file.text};
+    if (file_arch == arch) return SourceFile{fmt::format("{}_seed_{}.cu", spec_.family.name(), arch), file.text};
     available.push_back(file_arch);
   }
   std::string list;
@@ -97,7 +97,7 @@ std::vector<SourceFile> AttentionPlugin::question_packs() const {
 Constraints AttentionPlugin::default_constraints() const { return attention_constraints(); }
 
 Result<WorkloadLayout> AttentionPlugin::workload_layout(const Scenario& scenario) const {
-  auto layout = make_workload_layout(scenario.name, reference_arch(spec_.family));
+  auto layout = make_workload_layout(scenario.name, spec_.family);
   if (!layout) return make_error(fmt::format("{}: {}", spec_.id, layout.error().message));
   return layout;
 }

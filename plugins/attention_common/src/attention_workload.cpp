@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "../device/attention_device_params.h"
+#include "attention_device_params.h"
 
 namespace kseek::attention {
 namespace {
@@ -309,10 +309,10 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
   return layout;
 }
 
-Result<WorkloadLayout> make_workload_layout(std::string_view scenario_name, Arch arch) {
+Result<WorkloadLayout> make_workload_layout(std::string_view scenario_name, const AttentionFamily& family) {
   auto config = parse_scenario_name(scenario_name);
   if (!config) return config.error();
-  if (auto legal = validate(*config, arch); !legal) return legal.error();
+  if (auto legal = family.validate(*config); !legal) return legal.error();
   auto workload = plan_workload(*config);
   if (!workload) return workload.error();
   return make_workload_layout(*workload);

@@ -210,19 +210,6 @@ std::string_view to_string(Precision dtype) {
   return "?";
 }
 
-std::string_view to_string(Arch arch) {
-  switch (arch) {
-    case Arch::sm90: return "sm_90";
-    case Arch::sm100: return "sm_100";
-    case Arch::sm103: return "sm_103";
-  }
-  return "?";
-}
-
-std::string_view to_string(Family family) { return family == Family::fa3 ? "fa3" : "fa4"; }
-
-Family family_of(Arch arch) { return arch == Arch::sm90 ? Family::fa3 : Family::fa4; }
-
 Result<AttentionConfig> parse_scenario_name(std::string_view name) {
   auto pairs = split_pairs(name);
   if (!pairs) return pairs.error();

@@ -1,4 +1,4 @@
-// Legality of an attention scenario: rules every backend shares, then the FA3 (sm_90) and FA4 (sm_100/sm_103) rules.
+// Legality of an attention scenario: the rules every backend shares (each family adds its own in its plugin).
 // It must never accept silently or reject vaguely: each message names the key, the offending value and what is allowed.
 #include <algorithm>
 #include <cmath>
@@ -146,43 +146,12 @@ Result<void> check_cascade(const AttentionConfig& c) {
   return Ok{};
 }
 
-Result<void> check_fa3(const AttentionConfig& c) {
-  if (c.prefix_lm != PrefixLm{}) return fail("prefix_lm needs mask_mod, which FA3 (sm_90) does not have");
-  return Ok{};
-}
-
-Result<void> check_fa4(const AttentionConfig& c, Arch arch) {
-  if (c.aot) return fail("aot=1 is FA3-only (FA4 computes no scheduler metadata ahead of the call)");
-  if (c.d == 192 && c.dv != 128) return fail(fmt::format("d=192 on FA4 requires dv=128 (got dv={})", c.dv));
-  if (c.d == 256) {
-    // Anything else sends vLLM to FA2, so it would not be an FA4 scenario.
-    if (c.page != 128) return fail(fmt::format("d=256 on FA4 (hd256 kernel) requires page=128 (got page={})", c.page));
-    if (c.splits != 1)
-      return fail(fmt::format("d=256 on FA4 (hd256 kernel) requires splits=1 (got splits={})", c.splits));
-    if (c.softcap != 0)
-      return fail(fmt::format("d=256 on FA4 (hd256 kernel) cannot be combined with softcap={}", c.softcap));
-    if (c.sinks) return fail("d=256 on FA4 (hd256 kernel) cannot be combined with sinks=1");
-    if (c.dtype == Precision::fp8) return fail("d=256 on FA4 (hd256 kernel) cannot be combined with dtype=fp8");
-  }
-  if (c.dtype == Precision::fp8 && arch != Arch::sm100) {
-    return fail(fmt::format("dtype=fp8 on FA4 requires sm_100 (got {})", to_string(arch)));
-  }
-  return Ok{};
-}
-
 }  // namespace
 
 Result<void> validate(const AttentionConfig& config) {
   for (auto check : {check_heads_and_dims, check_mask, check_schedule, check_cascade, check_lengths}) {
     if (auto ok = check(config); !ok) return ok;
   }
-  return Ok{};
-}
-
-Result<void> validate(const AttentionConfig& config, Arch arch) {
-  if (auto ok = validate(config); !ok) return ok;
-  auto ok = family_of(arch) == Family::fa3 ? check_fa3(config) : check_fa4(config, arch);
-  if (!ok) return make_error(fmt::format("{}: {}", to_string(arch), ok.error().message));
   return Ok{};
 }
 

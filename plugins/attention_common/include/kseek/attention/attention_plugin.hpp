@@ -1,19 +1,19 @@
-// The Plugin implementation both attention plugins share: scenario sets and names from the scenario library,
-// the constraints every attention candidate meets, embedded seeds, headers and packs.
-// It must never hold anything one architecture needs that the other must not see: the family decides.
+// The Plugin implementation every attention plugin shares: scenario names and layouts from the scenario library, sets
+// and legality from the family the plugin passes in, the constraints every attention candidate meets, embedded files.
+// It must never hold anything one family needs that another must not see: the family object answers those questions.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "kseek/attention/scenario_config.hpp"
+#include "kseek/attention/attention_family.hpp"
 #include "kseek/sdk/plugin.hpp"
 
 namespace kseek::attention {
 
 struct AttentionPluginSpec {
-  Family family = Family::fa3;
-  std::string id;                      // "attention.fa3"
+  const AttentionFamily& family;       // outlives the plugin (a static of the family's plugin library)
+  std::string id;                      // "attention.<family>"
   std::string description;
   std::string version;
   std::string target_arch;             // NVRTC arch of the seed and of every scenario, e.g. "sm_90a"

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kseek/attention/attention_family.hpp"
 #include "kseek/attention/problem.h"
 #include "kseek/attention/scenario_config.hpp"
 #include "kseek/sdk/plugin.hpp"
@@ -53,8 +54,8 @@ inline constexpr std::string_view kAbsentSuffix = " (absent)";
 // once, as in the prefix call. kernel_calls() accounting stays valid: prefix pairs + suffix pairs are the fused call's
 // pairs, and its bytes (the prefix read once) are a lower bound a kernel that notices the shared pages can reach.
 //
-// prefix_lm (FA4's mask_mod) is the problem's span list (v2): image_spans() of every sequence's k_len, in the `spans`
-// tensor; the mask is causal outside the spans.
+// prefix_lm (a backend's mask_mod) is the problem's span list (v2): image_spans() of every sequence's k_len, in the
+// `spans` tensor; the mask is causal outside the spans.
 struct AttentionWorkload {
   AttentionConfig config;        // as named: cascade_prefix kept
   std::vector<SeqLens> seqs;     // of the evaluated call: k includes the cascade prefix
@@ -77,8 +78,8 @@ Result<AttentionWorkload> plan_workload(const AttentionConfig& config);
 // The layout of a planned workload; input_sets 3, or 2 when one set's inputs exceed 8 GiB.
 Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& workload);
 
-// Parses, validates for `arch` and lays out a scenario name in one step.
-Result<WorkloadLayout> make_workload_layout(std::string_view scenario_name, Arch arch);
+// Parses, validates for `family` and lays out a scenario name in one step.
+Result<WorkloadLayout> make_workload_layout(std::string_view scenario_name, const AttentionFamily& family);
 
 // A layout is a complete value: the cu_seqlens_q tensor is named "cu_seqlens_q [<canonical scenario name>]", from
 // which fill_inputs and compute_reference rebuild the workload (the per-sequence lengths are nowhere else).

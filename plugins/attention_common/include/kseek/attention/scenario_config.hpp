@@ -1,4 +1,5 @@
-// Attention scenarios as vLLM calls them, for both FA plugins: config, canonical name, legality, accounting, sets.
+// Attention scenarios as vLLM calls them, for every attention plugin: config, canonical name, shared legality,
+// accounting, set names.
 // Host-only: it must never include CUDA headers or decide how a kernel lays out buffers (problem.h does that).
 #pragma once
 
@@ -30,11 +31,11 @@ namespace kseek::attention {
 //                   of the causal window, so every mask has exactly one name.
 //   softcap         tanh soft-capping of the scaled logits, 0 = off
 //   sinks           0|1  one learnable logit per query head in the softmax denominator (GPT-OSS)
-//   prefix_lm       NxW  multimodal PrefixLM (FA4 mask_mod): N bidirectional spans of W tokens per sequence, the
+//   prefix_lm       NxW  multimodal PrefixLM (a backend's mask_mod): N bidirectional spans of W tokens per sequence, the
 //                   rest causal; see image_spans() for where the spans sit. Requires causal=1.
 //   page*           KV cache page size in tokens: 0 = non-paged (fresh K/V by cu_seqlens_k), else 16, 32, ..., 256
 //   splits          0 = heuristic, 1 = forced single split (batch-invariant), N >= 2 = at most N splits (<= 256)
-//   aot             0|1  scheduler metadata computed ahead of the timed call (vLLM's FA3 path; FA4 has none)
+//   aot             0|1  scheduler metadata computed ahead of the timed call (where the backend has it)
 //   lse             0|1  the log-sum-exp is an output
 //   cascade_prefix  vLLM cascade attention: tokens of KV prefix shared by every sequence (0 = no cascade). The
 //                   scenario is then two calls and a merge; `seqs` describes the suffix call. See kernel_calls().
@@ -65,9 +66,6 @@ namespace kseek::attention {
 
 // Input precision of Q/K/V (fp8: e4m3 with descales, output bf16). Named apart from problem.h's device-side DType.
 enum class Precision : std::uint8_t { bf16, fp16, fp8 };
-// The architectures whose legality rules this library knows: sm_90 runs FA3; sm_100 (B200) and sm_103 (B300) run FA4.
-enum class Arch : std::uint8_t { sm90, sm100, sm103 };
-enum class Family : std::uint8_t { fa3, fa4 };
 
 inline constexpr int kUnbounded = -1;  // a window bound that does not limit
 
@@ -137,7 +135,7 @@ struct AttentionConfig {
 };
 
 // ---- names ----------------------------------------------------------------------------------------------------------
-// Parses a complete name and checks the architecture-independent rules (validate without an Arch). Errors name the key
+// Parses a complete name and checks the architecture-independent rules (validate(config); a family's own rules are not applied). Errors name the key
 // and what is allowed, e.g. "unknown key 'hd' (known: hq, hkv, ...)", "hq=30 is not a multiple of hkv=8".
 Result<AttentionConfig> parse_scenario_name(std::string_view name);
 std::string format_scenario_name(const AttentionConfig& config);
@@ -150,16 +148,11 @@ std::vector<SeqLens> expand_seqs(const SeqSpec& seqs);
 const std::vector<std::int64_t>& ragged_prompt_lengths();
 
 std::string_view to_string(Precision dtype);
-std::string_view to_string(Arch arch);      // "sm_90", "sm_100", "sm_103"
-std::string_view to_string(Family family);  // "fa3", "fa4"
-Family family_of(Arch arch);
 
 // ---- legality -------------------------------------------------------------------------------------------------------
-// Rules every backend shares (shapes, combinations, sizes that keep 32-bit offsets and 64-bit accounting exact).
+// Rules every backend shares (shapes, combinations, sizes that keep 32-bit offsets and 64-bit accounting exact). Each
+// family adds its own (AttentionFamily::validate, attention_family.hpp).
 Result<void> validate(const AttentionConfig& config);
-// Plus the architecture's rules: FA3 on sm_90 (no mask_mod); FA4 on sm_100/sm_103 (hd256 kernel: page=128, splits=1,
-// no softcap/sinks/fp8; d=192 only with dv=128; fp8 only on sm_100; no aot).
-Result<void> validate(const AttentionConfig& config, Arch arch);
 
 // ---- mask semantics and accounting ----------------------------------------------------------------------------------
 // Every supported mask gives a query row one contiguous range of visible keys [begin, end) (empty: begin == end).
@@ -201,23 +194,24 @@ struct Accounting {
 Accounting account(const AttentionConfig& config);
 std::int64_t flops(const AttentionConfig& config);
 std::int64_t bytes(const AttentionConfig& config);
+// A GPU as SCENARIOS.md's sizing estimate sees it.
+struct DevicePeaks {
+  double dense_16bit_flops = 0;  // the fp8 dense peak is twice this
+  double hbm_bytes_per_s = 0;
+};
 // SCENARIOS.md's sizing estimate, summed over kernel calls: max(flops / 60% of dense peak, bytes / 75% of HBM
-// bandwidth) with H200 peaks for sm_90 and B200 peaks for sm_100/sm_103 (fp8 peak = 2x the 16-bit one).
-double estimated_time_us(const AttentionConfig& config, Arch arch);
+// bandwidth) on `device` (fp8 peak = 2x the 16-bit one).
+double estimated_time_us(const AttentionConfig& config, const DevicePeaks& device);
 
 // ---- sets -----------------------------------------------------------------------------------------------------------
 inline constexpr std::string_view kCaseStudySet = "case-study";  // the 26 rows of SCENARIOS.md 5a / 5c
 inline constexpr std::string_view kFullSet = "full";             // the construction blocks of 5b / 5d
 
 struct NamedScenario {
-  std::string id;       // H01..H26, B01..B26; full sets HF<block>-<nn> / BF<block>-<nn> (block of 5b/5d, 1..7)
+  std::string id;       // chosen by the owning family, unique in its set; full sets <prefix><block>-<nn>
   std::string purpose;  // one line for people
   AttentionConfig config;
 };
-
-// The architecture a family's sets are built and validated for: fa3 -> sm_90, fa4 -> sm_100.
-Arch reference_arch(Family family);
-// Every member validates for reference_arch(family); ids and names are unique within a set; order is stable.
-Result<std::vector<NamedScenario>> scenario_set(Family family, std::string_view set_name);
+// The members of a set come from the family that owns it: AttentionFamily::scenario_set (attention_family.hpp).
 
 }  // namespace kseek::attention

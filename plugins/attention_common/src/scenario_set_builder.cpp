@@ -1,13 +1,13 @@
-// Building blocks of the scenario sets: the collecting builder, shape families and sizing to a family's budget.
+// Building blocks of the scenario sets: the collecting builder, shape families and sizing to a family's floor.
 // It must never hand out a set that failed a check: finish() validates every member and checks ids and names.
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "set_builders.hpp"
+#include "kseek/attention/scenario_set_builder.hpp"
 
-namespace kseek::attention::detail {
+namespace kseek::attention::sets {
 namespace {
 
 const std::vector<std::int64_t> kVitImages = {1024, 2048, 4096, 4096, 6144, 8192, 3072, 4096};  // H23's 8 images
@@ -78,6 +78,15 @@ void SetBuilder::add(std::string id, std::string purpose, AttentionConfig config
   members_.push_back(NamedScenario{std::move(id), std::move(purpose), std::move(config)});
 }
 
+void SetBuilder::add_named(std::string id, std::string purpose, std::string_view scenario_name) {
+  auto config = parse_scenario_name(scenario_name);
+  if (!config) {
+    if (!first_error_) first_error_ = make_error(fmt::format("{}: {}", id, config.error().message));
+    return;
+  }
+  add(std::move(id), std::move(purpose), std::move(config.value()));
+}
+
 void SetBuilder::add_to_block(int block, std::string purpose, AttentionConfig config) {
   const int number = ++block_counts_[block];
   add(fmt::format("{}{}-{:02}", id_prefix_, block, number), std::move(purpose), std::move(config));
@@ -85,21 +94,20 @@ void SetBuilder::add_to_block(int block, std::string purpose, AttentionConfig co
 
 Result<std::vector<NamedScenario>> SetBuilder::finish() && {
   if (first_error_)
-    return make_error(fmt::format("{} set construction: {}", to_string(family_), first_error_->message));
-  const Arch arch = reference_arch(family_);
+    return make_error(fmt::format("{} set construction: {}", family_.name(), first_error_->message));
   std::set<std::string> ids;
   std::set<std::string> names;
   for (const NamedScenario& s : members_) {
-    if (auto ok = validate(s.config, arch); !ok) {
+    if (auto ok = family_.validate(s.config); !ok) {
       return make_error(
-          fmt::format("{} scenario {} ({}) is illegal: {}", to_string(family_), s.id, s.purpose, ok.error().message));
+          fmt::format("{} scenario {} ({}) is illegal: {}", family_.name(), s.id, s.purpose, ok.error().message));
     }
     if (!ids.insert(s.id).second)
-      return make_error(fmt::format("{}: duplicate scenario id {}", to_string(family_), s.id));
+      return make_error(fmt::format("{}: duplicate scenario id {}", family_.name(), s.id));
     const std::string name = format_scenario_name(s.config);
     if (!names.insert(name).second) {
       return make_error(
-          fmt::format("{}: scenario {} duplicates the name of an earlier one: {}", to_string(family_), s.id, name));
+          fmt::format("{}: scenario {} duplicates the name of an earlier one: {}", family_.name(), s.id, name));
     }
   }
   return std::move(members_);
@@ -139,13 +147,11 @@ bool is_decode_like(Shape shape) {
   }
 }
 
-Budget family_budget(Family family) { return family == Family::fa3 ? Budget{0.3e12, 0.8e9} : Budget{0.6e12, 1.6e9}; }
-
 AttentionConfig sized(const std::function<AttentionConfig(std::int64_t)>& make, std::int64_t min_batch,
-                      std::int64_t max_batch, Budget budget) {
+                      std::int64_t max_batch, SizeFloor floor) {
   const auto meets = [&](std::int64_t n) {
     const Accounting a = account(make(n));
-    return static_cast<double>(a.flops) >= budget.flops || static_cast<double>(a.total_bytes()) >= budget.bytes;
+    return static_cast<double>(a.flops) >= floor.flops || static_cast<double>(a.total_bytes()) >= floor.bytes;
   };
   std::int64_t low = min_batch - 1;  // largest batch known to miss the budget
   std::int64_t high = min_batch;
@@ -163,7 +169,7 @@ AttentionConfig sized(const std::function<AttentionConfig(std::int64_t)>& make, 
   return make(high);
 }
 
-AttentionConfig build_cell(const Cell& cell, Family family) {
+AttentionConfig build_cell(const Cell& cell, const AttentionFamily& family) {
   const Geometry& g = cell.geometry;
   const auto make = [&](std::int64_t n) {
     AttentionConfig c = geometry_config(g, shape_seqs(cell, n));
@@ -176,13 +182,13 @@ AttentionConfig build_cell(const Cell& cell, Family family) {
     c.prefix_lm = cell.prefix_lm;
     c.page = cell.page.value_or(g.page.value_or(16));
     c.splits = cell.splits.value_or(g.splits.value_or(0));
-    c.aot = family == Family::fa3 && cell.aot.value_or(is_decode_like(cell.shape));
+    c.aot = family.has_ahead_of_time_metadata() && cell.aot.value_or(is_decode_like(cell.shape));
     c.lse = cell.lse;
     return c;
   };
   if (cell.batch > 0) return make(cell.batch);
   const BatchBounds bounds = batch_bounds(cell.shape);
-  return sized(make, bounds.min, bounds.max, family_budget(family));
+  return sized(make, bounds.min, bounds.max, family.size_floor());
 }
 
 AttentionConfig geometry_config(const Geometry& g, SeqSpec seqs) {
@@ -223,4 +229,4 @@ std::string describe_cell(const Cell& cell) {
   return text;
 }
 
-}  // namespace kseek::attention::detail
+}  // namespace kseek::attention::sets

@@ -4,16 +4,23 @@
 
 #include <fmt/format.h>
 
-#include "set_builders.hpp"
+#include "fa4_sets.hpp"
+#include "kseek/attention/scenario_set_builder.hpp"
 
-namespace kseek::attention::detail {
+namespace kseek::plugins::fa4 {
+
+using namespace attention;
+using namespace attention::sets;
+
 namespace {
-
-constexpr Family kFamily = Family::fa4;
 
 const Shape kFamilies[] = {Shape::uniform_prefill, Shape::ragged_prefill, Shape::chunked_prefill, Shape::uniform_decode,
                            Shape::ragged_decode,   Shape::long_decode,    Shape::spec_decode,     Shape::mixed_step};
 
+// Geometries only this family's set uses: the hd256 kernel's (page 128 and one split are all it accepts) and the
+// softcap model's.
+const Geometry kG256Hd256{"G256-hd256 8/4 d256", 8, 4, 256, 256, false, 128, 1};
+const Geometry kG128Softcap{"G128-softcap 48/8 d128", 48, 8, 128, 128, false, std::nullopt, std::nullopt};
 // Dense calibration anchors (5c): B*S = 32k, hq*d = 2048, non-paged. A non-varlen batch of equal lengths has the
 // packed layout of a uniform varlen call, so the anchors are uniform non-paged calls.
 const Geometry kDense128{"dense MHA 16/16 d128", 16, 16, 128, 128, false, 0, std::nullopt};
@@ -23,12 +30,12 @@ const Geometry kG48{"48/8 d128", 48, 8, 128, 128, false, std::nullopt, std::null
 
 }  // namespace
 
-Result<std::vector<NamedScenario>> full_set_fa4() {
-  SetBuilder builder(kFamily, "BF");
+Result<std::vector<NamedScenario>> fa4_full_set(const AttentionFamily& family) {
+  SetBuilder builder(family, "BF");
   const auto add = [&](int block, std::string_view block_name, const Cell& cell) {
-    builder.add_to_block(block, fmt::format("{}: {}", block_name, describe_cell(cell)), build_cell(cell, kFamily));
+    builder.add_to_block(block, fmt::format("{}: {}", block_name, describe_cell(cell)), build_cell(cell, family));
   };
-  const Budget budget = family_budget(kFamily);
+  const SizeFloor budget = family.size_floor();
 
   // Block 1 (48): 8 families x 6 geometries; the d256 cells use the hd256 kernel (page 128, forced 1 split).
   const Geometry core[] = {kG64, kG96, kG128a, kG128b, kG128c, kG256Hd256};
@@ -146,4 +153,4 @@ Result<std::vector<NamedScenario>> full_set_fa4() {
   return std::move(builder).finish();
 }
 
-}  // namespace kseek::attention::detail
+}  // namespace kseek::plugins::fa4

@@ -4,12 +4,15 @@
 
 #include <fmt/format.h>
 
-#include "set_builders.hpp"
+#include "fa3_sets.hpp"
+#include "kseek/attention/scenario_set_builder.hpp"
 
-namespace kseek::attention::detail {
+namespace kseek::plugins::fa3 {
+
+using namespace attention;
+using namespace attention::sets;
+
 namespace {
-
-constexpr Family kFamily = Family::fa3;
 
 const Shape kFamilies[] = {Shape::uniform_prefill, Shape::ragged_prefill, Shape::chunked_prefill, Shape::uniform_decode,
                            Shape::ragged_decode,   Shape::long_decode,    Shape::spec_decode,     Shape::mixed_step};
@@ -20,12 +23,12 @@ const Geometry kD72{"d72 32/32", 32, 32, 72, 72, false, std::nullopt, std::nullo
 
 }  // namespace
 
-Result<std::vector<NamedScenario>> full_set_fa3() {
-  SetBuilder builder(kFamily, "HF");
+Result<std::vector<NamedScenario>> fa3_full_set(const AttentionFamily& family) {
+  SetBuilder builder(family, "HF");
   const auto add = [&](int block, std::string_view block_name, const Cell& cell) {
-    builder.add_to_block(block, fmt::format("{}: {}", block_name, describe_cell(cell)), build_cell(cell, kFamily));
+    builder.add_to_block(block, fmt::format("{}: {}", block_name, describe_cell(cell)), build_cell(cell, family));
   };
-  const Budget budget = family_budget(kFamily);
+  const SizeFloor budget = family.size_floor();
 
   // Block 1 (48): 8 families x 6 core geometries, bf16, causal, page 16, splits 0. Spec-decode cycles q = 2/4/8.
   const Geometry core[] = {kG64, kG96, kG128a, kG128b, kG128c, kG256};
@@ -155,4 +158,4 @@ Result<std::vector<NamedScenario>> full_set_fa3() {
   return std::move(builder).finish();
 }
 
-}  // namespace kseek::attention::detail
+}  // namespace kseek::plugins::fa3

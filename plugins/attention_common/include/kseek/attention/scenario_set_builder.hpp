@@ -1,30 +1,34 @@
-// Internal vocabulary for building scenario sets: a collecting builder, geometries, shape families and budget sizing.
-// Internal to the library: it must never be installed, and a set must never reach a caller without passing finish().
+// The vocabulary every family writes its scenario sets in: a collecting builder, geometries, shapes, sizing to a floor.
+// It must never hold a family's own set or rule, and a set must never reach a caller without passing finish().
 #pragma once
 
 #include <functional>
 #include <map>
 #include <optional>
 
-#include "kseek/attention/scenario_config.hpp"
+#include "kseek/attention/attention_family.hpp"
 
-namespace kseek::attention::detail {
+namespace kseek::attention::sets {
 
 // Collects members, keeps the first construction error, and checks the whole set once at the end.
 class SetBuilder {
  public:
-  SetBuilder(Family family, std::string id_prefix) : family_(family), id_prefix_(std::move(id_prefix)) {}
+  // The family outlives the builder: it validates every member in finish().
+  SetBuilder(const AttentionFamily& family, std::string id_prefix)
+      : family_(family), id_prefix_(std::move(id_prefix)) {}
 
   // Parses a seqs value written in a set table; a typo is remembered and reported by finish().
   SeqSpec seqs(std::string_view text);
   void add(std::string id, std::string purpose, AttentionConfig config);
+  // A member written as its canonical name (the case-study tables); a parse error is remembered for finish().
+  void add_named(std::string id, std::string purpose, std::string_view scenario_name);
   // Full sets: id = <prefix><block>-<nn>, numbered within the block so that one block's edits never renumber another.
   void add_to_block(int block, std::string purpose, AttentionConfig config);
-  // Every member validates for reference_arch(family); ids and names are unique.
+  // Every member passes family.validate(); ids and names are unique.
   Result<std::vector<NamedScenario>> finish() &&;
 
  private:
-  Family family_;
+  const AttentionFamily& family_;
   std::string id_prefix_;
   std::map<int, int> block_counts_;
   std::vector<NamedScenario> members_;
@@ -41,8 +45,8 @@ struct Geometry {
   int d = 0;
   int dv = 0;
   bool qv = false;
-  std::optional<int> page;    // forced by the geometry (MLA decode: 64; encoders, MLA prefill: 0; FA4 hd256: 128)
-  std::optional<int> splits;  // forced by the geometry (FA4 hd256: 1)
+  std::optional<int> page;    // forced by the geometry (MLA decode: 64; encoders, MLA prefill: 0)
+  std::optional<int> splits;  // forced by the geometry, where a family's kernel for it allows one value only
 };
 
 // SCENARIOS.md 5b axis F, plus the special shapes of block 2.
@@ -62,9 +66,9 @@ enum class Shape {
 };
 
 std::string_view shape_name(Shape shape);
-bool is_decode_like(Shape shape);  // vLLM passes AOT scheduler metadata for these on FA3 (SCENARIOS 5a)
+bool is_decode_like(Shape shape);  // vLLM passes ahead-of-time scheduler metadata for these where it has it (5a)
 
-// One cell of a construction block; the batch is sized to the family's budget unless given. Built fluently:
+// One cell of a construction block; the batch is sized to the family's floor unless given. Built fluently:
 //   Cell(Shape::uniform_decode, kG64).with_sinks().with_window(127)
 struct Cell {
   Cell(Shape s, Geometry g) : shape(s), geometry(std::move(g)) {}
@@ -97,39 +101,29 @@ struct Cell {
   PrefixLm prefix_lm;
   std::optional<int> page;    // default 16 unless the geometry forces one
   std::optional<int> splits;  // default 0 unless the geometry forces one
-  std::optional<bool> aot;    // default: FA3 and a decode-like shape
+  std::optional<bool> aot;    // default: a decode-like shape, where the family has ahead-of-time metadata
   bool lse = false;
   int spec_q = 4;
   std::int64_t length = 0;  // overrides the shape's prefill length / decode context
-  std::int64_t batch = 0;   // 0 = the smallest batch that meets the budget
+  std::int64_t batch = 0;   // 0 = the smallest batch that meets the floor
 };
 
-// The per-family floor of SCENARIOS 5b ("prefill >= 0.3 TFLOP, decode >= 0.8 GB"), doubled for Blackwell (5c: sizes
-// roughly 2x): a scenario meets it when either its FLOPs or its bytes reach the floor.
-struct Budget {
-  double flops = 0;
-  double bytes = 0;
-};
-Budget family_budget(Family family);
-
-// The smallest batch in [min_batch, max_batch] (rounded up to a multiple of 8 past 8) whose config meets the budget;
+// The smallest batch in [min_batch, max_batch] (rounded up to a multiple of 8 past 8) whose config meets the floor;
 // max_batch when none does.
 AttentionConfig sized(const std::function<AttentionConfig(std::int64_t)>& make, std::int64_t min_batch,
-                      std::int64_t max_batch, Budget budget);
-AttentionConfig build_cell(const Cell& cell, Family family);
+                      std::int64_t max_batch, SizeFloor floor);
+AttentionConfig build_cell(const Cell& cell, const AttentionFamily& family);
 // A causal bf16 config of a geometry (page 16 unless the geometry forces one), for hand-written edge and cascade cells.
 AttentionConfig geometry_config(const Geometry& g, SeqSpec seqs);
 std::string describe_cell(const Cell& cell);
 
-// Common geometries of SCENARIOS 5b/5d.
+// Geometries both families' sets use (SCENARIOS 5b/5d); a geometry one family alone uses lives with its set.
 inline const Geometry kG64{"G64 64/8 d64", 64, 8, 64, 64, false, std::nullopt, std::nullopt};
 inline const Geometry kG96{"G96 32/32 d96", 32, 32, 96, 96, false, std::nullopt, std::nullopt};
 inline const Geometry kG128a{"G128a 32/8 d128", 32, 8, 128, 128, false, std::nullopt, std::nullopt};
 inline const Geometry kG128b{"G128b 16/2 d128", 16, 2, 128, 128, false, std::nullopt, std::nullopt};
 inline const Geometry kG128c{"G128c 28/4 d128", 28, 4, 128, 128, false, std::nullopt, std::nullopt};
 inline const Geometry kG256{"G256 16/8 d256", 16, 8, 256, 256, false, std::nullopt, std::nullopt};
-inline const Geometry kG256Hd256{"G256-hd256 8/4 d256", 8, 4, 256, 256, false, 128, 1};
-inline const Geometry kG128Softcap{"G128-softcap 48/8 d128", 48, 8, 128, 128, false, std::nullopt, std::nullopt};
 inline const Geometry kGemma3{"Gemma-3-27B 32/16 d128", 32, 16, 128, 128, false, std::nullopt, std::nullopt};
 inline const Geometry kMlaPrefill{"MLA prefill 16/16 d192/128", 16, 16, 192, 128, false, 0, std::nullopt};
 inline const Geometry kMlaDecode16{"MLA decode 16/1 d64/512 q_v", 16, 1, 64, 512, true, 64, std::nullopt};
@@ -139,8 +133,4 @@ inline const Geometry kEncoder80{"encoder 16/16 d80", 16, 16, 80, 80, false, 0, 
 inline const Geometry kEncoder128{"encoder 16/16 d128", 16, 16, 128, 128, false, 0, std::nullopt};
 inline const Geometry kMqa{"MQA 8/1 d128", 8, 1, 128, 128, false, std::nullopt, std::nullopt};
 
-Result<std::vector<NamedScenario>> case_study_set(Family family);
-Result<std::vector<NamedScenario>> full_set_fa3();
-Result<std::vector<NamedScenario>> full_set_fa4();
-
-}  // namespace kseek::attention::detail
+}  // namespace kseek::attention::sets
