@@ -3,7 +3,6 @@
 // from the log without the campaign lock when what it appends must be there at most once.
 #include "campaign_actions.hpp"
 
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -13,6 +12,7 @@
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/util/subprocess.hpp"
 #include "kseek/core/util/shell.hpp"
+#include "evaluation_use_case.hpp"
 #include "question_library.hpp"
 
 namespace kseek::cli {
@@ -125,38 +125,31 @@ void print_campaign_follow_up(const json& f) {
 ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, const CampaignEvalOptions& eval) {
   auto campaign = Campaign::open(dir);
   if (!campaign) return usage_error(campaign.error().message);
-  auto exe = self_executable();
-  if (!exe) return usage_error(exe.error().message);
-  std::vector<std::string> argv = {exe->string(), "eval", "--campaign", campaign->dir().string(), "--json",
-                                   "--device", std::to_string(eval.device)};
-  if (eval.correctness_only) argv.push_back("--correctness-only");
-  if (eval.input_seed != 0) argv.insert(argv.end(), {"--input-seed", std::to_string(eval.input_seed)});
-  for (const auto& d : options.plugin_dirs) argv.insert(argv.end(), {"--plugin-dir", d.string()});
-  if (!options.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", options.cache_dir.string()});
-  if (options.no_cache) argv.push_back("--no-cache");
-  auto ran = run_capturing(argv);
-  if (!ran) return usage_error(ran.error().message);
-  json record;
-  try {
-    record = json::parse(ran->out);
-  } catch (const json::exception&) {
-    return usage_error(fmt::format("`kseek eval` ended with status {} without a JSON record (see its messages on "
-                                   "stderr)", ran->exit_status));
-  }
-  // A child that failed on its input prints {"status": "ERROR", "error": ...}, not a record: passed on as it is.
-  const auto typed = evaluation_record_from_json(record);
-  json compact = {{"status", typed ? json(to_string(typed->status)) : (record.contains("status") ? record["status"] : json("ERROR"))}, {"exit_code", ran->exit_status}};
-  for (const char* key : {"error", "message", "summary", "campaign"}) {
-    if (record.contains(key)) compact[key] = record[key];
-  }
+  // In this process, through the same use case as `kseek eval`: the candidate's builds run in capped compiler
+  // processes and every scenario in its own GPU worker, so a broken candidate cannot take the caller down.
+  EvaluationRequest request;
+  request.campaign_dir = campaign->dir();
+  request.correctness_only = eval.correctness_only;
+  request.settings.device = eval.device;
+  request.settings.input_seed = eval.input_seed;
+  request.via = "mcp";
+  GlobalOptions quiet = options;
+  quiet.json = true;  // nothing for people on this process's streams (the MCP server's stdout is its protocol)
+  const EvaluationOutcome outcome = run_evaluation(quiet, request);
+  if (!outcome.error.empty()) return {outcome.exit_code, {{"status", "ERROR"}, {"error", outcome.error}}};
+  const EvaluationRecord& record = *outcome.typed;
+  json compact = {{"status", std::string(to_string(record.status))}, {"exit_code", outcome.exit_code}};
+  if (record.message) compact["message"] = *record.message;
+  if (outcome.record.contains("summary")) compact["summary"] = outcome.record["summary"];
+  if (!outcome.follow_up.is_null()) compact["campaign"] = outcome.follow_up;
   compact["scenarios"] = json::array();
-  for (const auto& s : typed ? typed->scenario_list() : std::vector<ScenarioOutcome>{}) {
-    json entry = {{"scenario", s.scenario}, {"status", to_string(s.status)}};
+  for (const auto& s : record.scenario_list()) {
+    json entry = {{"scenario", s.scenario}, {"status", std::string(to_string(s.status))}};
     if (s.message && !s.message->empty()) entry["message"] = *s.message;
     if (s.timing) entry["ratio"] = s.timing->ratio;
     compact["scenarios"].push_back(entry);
   }
-  return {ran->exit_status, compact};
+  return {outcome.exit_code, compact};
 }
 
 ActionResult campaign_status_action(const GlobalOptions&, const fs::path& dir) {

@@ -25,8 +25,9 @@ struct CampaignEvalOptions {
   std::uint64_t input_seed = 0;
 };
 
-// Runs `kseek eval --campaign DIR --json` in a child process (a crash or a long evaluation never takes the caller
-// down) and returns its compact result: status, summary, per-scenario verdicts and the campaign follow-up.
+// Evaluates the campaign's candidate through the use case `kseek eval` uses (evaluation_use_case.hpp), in this process
+// (builds and GPU work run in their own processes anyway), and returns the compact result: status, summary,
+// per-scenario verdicts and the campaign follow-up. Never parses another process's output.
 ActionResult campaign_eval(const GlobalOptions& options, const std::filesystem::path& dir, const CampaignEvalOptions& eval);
 
 // After `kseek eval` in a campaign: stores and logs the record, logs the events it raises and, when questions are

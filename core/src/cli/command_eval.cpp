@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "campaign_actions.hpp"
+#include "evaluation_use_case.hpp"
 #include "commands.hpp"
 #include "eval_progress.hpp"
 #include "kseek/core/campaign/campaign.hpp"
@@ -15,60 +16,7 @@
 namespace kseek::cli {
 namespace {
 
-struct EvalArgs {
-  std::filesystem::path file;  // empty: the plugin's seed evaluated against itself
-  std::string plugin_id;
-  std::string set_name;
-  std::vector<std::string> scenario_ids;
-  std::filesystem::path constraints_file;
-  nlohmann::json constraints_override;  // from campaign.json
-  std::filesystem::path out_file;
-  EvaluationSettings settings;
-  bool correctness_only = false;
-  std::filesystem::path campaign_dir;  // set when evaluating a campaign's candidate (no --plugin given)
-  std::string gpus;   // --gpus all|0,1,...
-  std::string shard;  // --shard I/N
-};
-
-// Inside a campaign (no --plugin): the selection and constraints come from campaign.json alone, because the record is
-// the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal says.
-Result<void> take_campaign_settings(EvalArgs& args, GlobalOptions& options) {
-  auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
-  if (!campaign) return campaign.error();
-  for (const auto& [given, option] : {std::pair{!args.set_name.empty(), "--set"},
-                                      {!args.scenario_ids.empty(), "--scenarios"},
-                                      {!args.constraints_file.empty(), "--constraints"},
-                                      {!args.shard.empty(), "--shard"},
-                                      {!args.settings.functional_arch.empty(), "--functional-arch"}}) {
-    if (given) {
-      return make_error(fmt::format("inside a campaign `kseek eval` evaluates what campaign.json selects, and {} would "
-                                    "record less than that; edit campaign.json and run `kseek reconfigure`, or give "
-                                    "--plugin to evaluate outside the campaign's record", option));
-    }
-  }
-  const CampaignConfig& c = campaign->config();
-  options = with_campaign(options, c);  // the plugin folders `init --plugin-dir` recorded
-  args.campaign_dir = campaign->dir();
-  args.plugin_id = c.plugin;
-  args.set_name = c.set;
-  args.scenario_ids = c.scenarios;
-  if (!args.file.empty()) {
-    return make_error(fmt::format("inside a campaign `kseek eval` evaluates {} only; give --plugin to evaluate "
-                                  "another file outside the campaign's record", campaign->candidate_path().string()));
-  }
-  args.file = campaign->candidate_path();
-  if (!c.constraints.is_null()) args.constraints_override = c.constraints;
-  const auto& e = c.eval;
-  if (e.is_object()) {
-    auto& sampling = args.settings.sampling;
-    sampling.min_rounds = e.value("min_rounds", sampling.min_rounds);
-    sampling.max_rounds = e.value("max_rounds", sampling.max_rounds);
-    sampling.time_budget_seconds = e.value("time_budget", sampling.time_budget_seconds);
-    sampling.target_relative_half_width = e.value("target_ci", sampling.target_relative_half_width);
-    args.settings.scenario_timeout_seconds = e.value("scenario_timeout", args.settings.scenario_timeout_seconds);
-  }
-  return Ok{};
-}
+using EvalArgs = EvaluationRequest;
 
 std::vector<std::string> table_row(const ScenarioOutcome& r) {
   std::string error, seed_ms, cand_ms, ratio, tflops, peak;
@@ -148,118 +96,40 @@ void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& t
   if (record.message) std::cout << *record.message << "\n";
 }
 
-int run_eval(const GlobalOptions& given_options, EvalArgs& args) {
-  GlobalOptions options = given_options;
-  if (args.plugin_id.empty()) {
-    if (auto taken = take_campaign_settings(args, options); !taken) {
-      return fail(options, kExitUsage, "ERROR", taken.error().message + " (outside a campaign, give --plugin ID)");
-    }
-  }
-  PluginRegistry registry;
-  load_plugins(options, registry);
-  auto loaded = registry.require(args.plugin_id);
-  if (!loaded) return fail(options, kExitUsage, "ERROR", loaded.error().message);
-  const Plugin& plugin = *(*loaded)->plugin;
-  auto scenarios = select_scenarios(plugin, args.set_name, args.scenario_ids);
-  if (!scenarios) return fail(options, kExitUsage, "ERROR", scenarios.error().message);
-  auto constraints = load_constraints(plugin, args.constraints_file);
-  if (!constraints) return fail(options, kExitUsage, "ERROR", constraints.error().message);
-  if (!args.constraints_override.is_null()) {
-    try {
-      from_json(args.constraints_override, *constraints);
-    } catch (const std::exception& e) {
-      return fail(options, kExitUsage, "ERROR", fmt::format("campaign.json 'constraints': {}", e.what()));
-    }
-  }
-  if (auto valid = validate_sampling_policy(args.settings.sampling); !valid) {
-    return fail(options, kExitUsage, "ERROR", valid.error().message);
-  }
-
-  if (!args.gpus.empty()) {
-    auto gpus = parse_gpu_selection(args.gpus);
-    if (!gpus) return fail(options, kExitUsage, "ERROR", gpus.error().message);
-    args.settings.devices = gpus->ordinals;
-    args.settings.all_devices = gpus->all;
-  }
-  if (!args.shard.empty()) {
-    auto shard = parse_shard(args.shard);
-    if (!shard) return fail(options, kExitUsage, "ERROR", shard.error().message);
-    if (args.settings.input_seed == 0) {
-      return fail(options, kExitUsage, "ERROR", "--shard needs --input-seed N: every shard must draw the same inputs");
-    }
-    args.settings.shard = *shard;
-  }
-
-  EvaluationInput input;
-  input.plugin = *loaded;
-  input.set_name = args.set_name.empty() ? plugin.info().default_set : args.set_name;
-  input.scenarios = std::move(*scenarios);
-  input.constraints = *constraints;
-  if (args.file.empty()) {
-    const std::string arch = input.scenarios.empty() || input.scenarios.front().required_arch.empty()
-                                 ? plugin.info().target_archs.front()
-                                 : input.scenarios.front().required_arch;
-    auto seed = plugin.seed_source(args.settings.functional_arch.empty() ? arch : args.settings.functional_arch);
-    if (!seed) return fail(options, kExitUsage, "ERROR", seed.error().message);
-    input.candidate = *seed;
-    input.candidate_path = "(seed) " + seed->name;
-  } else {
-    auto text = read_file(args.file);
-    if (!text) return fail(options, kExitUsage, "ERROR", text.error().message);
-    input.candidate = {args.file.filename().string(), std::move(*text)};
-    // In a campaign the record names the candidate relative to the campaign folder, so records can be shared.
-    input.candidate_path = args.campaign_dir.empty() ? args.file.string() : args.file.filename().string();
-  }
-  args.settings.measure_time = !args.correctness_only;
-
-  BuildService service = make_build_service(options);
+int run_eval(const GlobalOptions& options, const EvalArgs& args) {
   Table table({"scenario", "status", "max err/allowed", "seed ms", "cand ms", "ratio ±95%", "TFLOP/s", "%peak F/B",
                "wall s", "detail"});
-  if (!options.json) std::cerr << fmt::format("evaluating {} on {} scenarios of {}\n", input.candidate_path, input.scenarios.size(), args.plugin_id);
   // A live line on a terminal, one line per scenario otherwise, nothing with --json (eval_progress.hpp).
-  EvalProgress live_progress(std::cerr, stderr_progress_mode(options.json), input.scenarios.size());
-  auto progress = [&](const nlohmann::json& r) {
-    if (auto outcome = scenario_outcome_from_json(r)) live_progress.scenario_finished(*outcome);
+  std::unique_ptr<EvalProgress> live_progress;
+  const auto started = [&](const EvaluationStart& start) {
+    if (!options.json) {
+      std::cerr << fmt::format("evaluating {} on {} scenarios of {}\n", start.candidate_path, start.scenarios,
+                               start.plugin_id);
+    }
+    live_progress = std::make_unique<EvalProgress>(std::cerr, stderr_progress_mode(options.json), start.scenarios);
   };
-  const nlohmann::json record = evaluate(input, args.settings, service, progress);
-  live_progress.finish();
-  for (const auto& note : service.notes()) std::cerr << "note: " << note << "\n";
-
-  if (!args.out_file.empty()) {
-    if (auto written = write_file_atomically(args.out_file, record.dump(2) + "\n"); !written) {
-      std::cerr << "kseek: " << written.error().message << "\n";
-    }
-  }
-  // In a campaign the record is stored and logged; events and the question for them follow from the log.
-  nlohmann::json follow_up;
-  if (!args.campaign_dir.empty()) {
-    ActionResult logged = record_campaign_evaluation(options, args.campaign_dir, record, "cli");
-    if (logged.exit_code != kExitOk) {
-      std::cerr << "kseek: " << logged.document.value("error", std::string("the evaluation could not be logged")) << "\n";
-      return kExitUsage;
-    }
-    follow_up = std::move(logged.document);
-  }
-  const auto typed = evaluation_record_from_json(record);
-  if (!typed) return fail(options, kExitUsage, "ERROR", "kseek wrote a record it cannot read: " + typed.error().message);
+  const auto progress = [&](const nlohmann::json& r) {
+    if (auto outcome = scenario_outcome_from_json(r); outcome && live_progress) live_progress->scenario_finished(*outcome);
+  };
+  EvaluationOutcome outcome = run_evaluation(options, args, started, progress);
+  if (live_progress) live_progress->finish();
+  if (!outcome.error.empty()) return fail(options, outcome.exit_code, "ERROR", outcome.error);
+  for (const auto& note : outcome.notes) std::cerr << "note: " << note << "\n";
+  if (!outcome.write_problem.empty()) std::cerr << "kseek: " << outcome.write_problem << "\n";
+  // The campaign directory the use case settled on is in the follow-up; print_record only needs the settings.
   if (options.json) {
-    if (follow_up.is_null()) {
-      print_json(record);
+    if (outcome.follow_up.is_null()) {
+      print_json(outcome.record);
     } else {
-      nlohmann::json out = record;
-      out["campaign"] = follow_up;
+      nlohmann::json out = outcome.record;
+      out["campaign"] = outcome.follow_up;
       print_json(out);
     }
   } else {
-    print_record(*typed, args, table);
-    if (!follow_up.is_null()) print_campaign_follow_up(follow_up);
+    print_record(*outcome.typed, args, table);
+    if (!outcome.follow_up.is_null()) print_campaign_follow_up(outcome.follow_up);
   }
-  if (typed->status == RecordStatus::kNeedsGpu) return kExitNeedsGpu;
-  if (typed->status != RecordStatus::kComplete) return kExitVerdict;
-  for (const auto& r : typed->scenario_list()) {
-    if (!r.passed()) return kExitVerdict;
-  }
-  return kExitOk;
+  return outcome.exit_code;
 }
 
 }  // namespace
