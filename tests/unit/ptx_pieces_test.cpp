@@ -19,6 +19,7 @@ constexpr const char* kModule = R"(//
 .version 9.0
 .target sm_90a
 .address_size 64
+.pragma "nounroll";
 
 	// .globl	first
 .visible .global .align 4 .u32 counter;
@@ -59,6 +60,8 @@ constexpr const char* kModule = R"(//
 	ld.param.b32 	%r2, [retval0];
 	} // callseq 0
 	st.global.u32 	[counter], %r2;
+	ld.const.u32 	%r3, [table];
+	st.shared.u32 	[_ZZ5firstE4tile], %r3;
 	ret;
 }
 .visible .entry second(
@@ -70,6 +73,7 @@ constexpr const char* kModule = R"(//
 	.loc	1 30 3, function_name $L__info_string1, inlined_at 1 40 1
 	ld.global.u32 	%r1, [_ZL6hidden];
 	st.global.u32 	[counter], %r1;
+	st.shared.u32 	[dynamic_smem], %r1;
 	ret;
 }
 	.file	1 "cand.cu"
@@ -137,17 +141,23 @@ TEST(PtxPieces, EveryVariableIsDefinedOnceAndDeclaredExternElsewhere) {
   EXPECT_TRUE(contains(variables, ".visible .const .align 4 .b8 table[8] = {1, 0, 0, 0, 2, 0, 0, 0};"));
   EXPECT_TRUE(contains(variables, ".visible .global .align 8 .u64 name_ptr = generic($str);"));
   EXPECT_FALSE(contains(variables, ".entry"));
-  for (const char* kernel : {"first", "second"}) {
-    const auto& ptx = find_piece(*pieces, kernel)->ptx;
-    EXPECT_TRUE(contains(ptx, ".extern .global .align 4 .u32 counter;")) << kernel;
-    EXPECT_TRUE(contains(ptx, ".extern .global .align 4 .u32 _ZL6hidden;")) << kernel;
-    EXPECT_TRUE(contains(ptx, ".extern .const .align 4 .b8 table[8];")) << kernel;
-    EXPECT_TRUE(contains(ptx, ".extern .global .align 1 .b8 $str[3];")) << kernel;
-    EXPECT_FALSE(contains(ptx, "= 7")) << kernel << ": a definition outside the variables' piece";
-    // Shared memory belongs to each block of each kernel: a copy per piece changes nothing.
-    EXPECT_TRUE(contains(ptx, ".shared .align 4 .b8 _ZZ5firstE4tile[64];")) << kernel;
-    EXPECT_TRUE(contains(ptx, ".extern .shared .align 16 .b8 dynamic_smem[];")) << kernel;
+  const auto& first = find_piece(*pieces, "first")->ptx;
+  const auto& second = find_piece(*pieces, "second")->ptx;
+  for (const auto* ptx : {&first, &second}) {
+    EXPECT_TRUE(contains(*ptx, ".extern .global .align 4 .u32 counter;"));
+    EXPECT_FALSE(contains(*ptx, "= 7")) << "a definition outside the variables' piece";
+    EXPECT_FALSE(contains(*ptx, "$str")) << "a variable the kernel does not name is left out";
+    EXPECT_TRUE(contains(*ptx, ".pragma \"nounroll\";")) << "a module-wide pragma holds in every piece";
   }
+  EXPECT_TRUE(contains(first, ".extern .const .align 4 .b8 table[8];"));
+  EXPECT_FALSE(contains(second, "table"));
+  EXPECT_TRUE(contains(second, ".extern .global .align 4 .u32 _ZL6hidden;"));
+  EXPECT_FALSE(contains(first, "_ZL6hidden"));
+  // Shared memory belongs to each block of each kernel: a copy per piece changes nothing.
+  EXPECT_TRUE(contains(first, ".shared .align 4 .b8 _ZZ5firstE4tile[64];"));
+  EXPECT_FALSE(contains(second, "_ZZ5firstE4tile"));
+  EXPECT_TRUE(contains(second, ".extern .shared .align 16 .b8 dynamic_smem[];"));
+  EXPECT_FALSE(contains(first, "dynamic_smem"));
 }
 
 TEST(PtxPieces, DebugStringsFollowTheKernelsThatNameThem) {

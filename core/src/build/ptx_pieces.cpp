@@ -217,6 +217,29 @@ std::set<std::string> identifiers_in(const std::string& text) {
   return names;
 }
 
+// The name a variable or declaration statement declares: the last identifier before its initializer, array
+// bounds or end (`.extern .shared .align 16 .b8 smem[];` declares smem). Empty when there is none.
+std::string declared_name(const Statement& s) {
+  const std::string code = without_comments(s.text);
+  if (s.kind == StatementKind::kDeclaration) {
+    const auto words = head_words(code);
+    if (has_word(words, ".func")) return function_name(code);
+    if (has_word(words, ".entry")) return entry_name(words);
+    bool declares_state = false;
+    for (std::string_view space : {".global", ".const", ".shared", ".local", ".tex", ".texref", ".samplerref",
+                                   ".surfref"}) {
+      declares_state = declares_state || has_word(words, space);
+    }
+    if (!declares_state) return {};  // .pragma and the like hold for the whole module: kept everywhere
+  }
+  auto end = code.find_first_of("=[;");
+  if (end == std::string::npos) end = code.size();
+  while (end > 0 && !is_identifier_char(code[end - 1])) --end;
+  auto begin = end;
+  while (begin > 0 && is_identifier_char(code[begin - 1])) --begin;
+  return code.substr(begin, end - begin);
+}
+
 // A section keeps only the labelled blocks its piece's code names (for -lineinfo: the `.debug_str` strings its
 // `.loc ... function_name` lines point at), so that the linked cubin does not carry every string once per kernel.
 std::string section_for(const std::string& text, const std::set<std::string>& referenced) {
@@ -322,11 +345,17 @@ Result<std::vector<PtxPiece>> split_ptx_by_kernel(std::string_view ptx) {
     piece.kernel = kernel.name;
     for (const auto& s : *statements) {
       switch (s.kind) {
-        case StatementKind::kDirective:
+        case StatementKind::kDirective: piece.ptx += s.text; break;
+        // Only what the kernel's code names: the rest would be parsed by ptxas and embedded with the PTX text
+        // (-lineinfo) once per kernel for nothing.
         case StatementKind::kDeclaration:
-        case StatementKind::kSharedVariable: piece.ptx += s.text; break;
+        case StatementKind::kSharedVariable:
+          if (const auto name = declared_name(s); name.empty() || referenced.count(name) != 0) piece.ptx += s.text;
+          break;
         case StatementKind::kSection: piece.ptx += section_for(s.text, referenced); break;
-        case StatementKind::kVariable: piece.ptx += "\n" + as_extern_declaration(s.text); break;
+        case StatementKind::kVariable:
+          if (referenced.count(declared_name(s)) != 0) piece.ptx += "\n" + as_extern_declaration(s.text);
+          break;
         case StatementKind::kFunction:
           if (reached.count(s.name) != 0) {
             piece.ptx += function_text(s);
