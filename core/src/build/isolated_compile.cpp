@@ -73,6 +73,7 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
                                  BuildClock::time_point started) {
   CompileOutput out = nvrtc_in_child(request, memory_cap_bytes, started, &compile_to_ptx);
   out.options = build_options(request);
+  out.stages.front_end_seconds = seconds_since(started);
   if (out.status != Status::kOk) return out;  // the PTX, when there is some, stays for the constraint checker
 
   auto fail = [&](std::string error) {
@@ -91,7 +92,10 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
   const auto deadline = started + std::chrono::duration_cast<BuildClock::duration>(
                                       std::chrono::duration<double>(request.timeout_seconds));
   const AssemblyLimits limits{build_threads(request.compile_threads), deadline, memory_cap_bytes};
+  out.stages.processes = limits.processes;
+  const auto assembly_started = BuildClock::now();
   auto assembled = assemble_kernels(*ptxas, *pieces, request.arch, limits);
+  out.stages.ptxas_seconds = seconds_since(assembly_started);
   if (!assembled) {
     const std::string& why = assembled.error().message;
     if (why.find("time limit") != std::string::npos) return fail(time_limit_message(request) + " (" + why + ")");
@@ -100,6 +104,7 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
   out.log += assembled->log;
   out.kernels = parse_ptxas_report(assembled->log);
 
+  const auto link_started = BuildClock::now();
   const CappedRun linked = run_capped(
       [&]() -> std::string {
         auto cubin = link_kernels(assembled->objects, request.arch);
@@ -107,6 +112,7 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
         return "C" + std::move(*cubin);
       },
       deadline, memory_cap_bytes);
+  out.stages.link_seconds = seconds_since(link_started);
   if (linked.end == CappedRun::End::kTimedOut) return fail(time_limit_message(request) + " (linking)");
   if (linked.end == CappedRun::End::kOutOfMemory) return fail(memory_cap_message(request, memory_cap_bytes));
   if (linked.end != CappedRun::End::kFinished || linked.exit_code != 0 || linked.output.empty()) {

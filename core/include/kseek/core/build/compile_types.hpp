@@ -71,6 +71,13 @@ struct CompileOutput {
   std::string cache_key;
   bool cache_hit = false;
   double seconds = 0;                     // wall time of this build (lookup or compile)
+  // Where a per-kernel build's time went (not cached: zero on a cache hit and for whole-program builds).
+  struct Stages {
+    double front_end_seconds = 0;  // NVRTC to PTX
+    double ptxas_seconds = 0;      // every kernel's ptxas, `processes` at a time
+    double link_seconds = 0;       // nvJitLink
+    int processes = 0;
+  } stages;
 };
 
 void to_json(nlohmann::json& j, const KernelResources& v);
