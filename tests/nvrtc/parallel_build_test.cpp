@@ -249,6 +249,9 @@ TEST(BuildPipelineChoice, PerKernelUnlessAskedOrAnOptionNeedsNvrtcsOwnBackEnd) {
   request.options = {"--relocatable-device-code=true"};
   EXPECT_EQ(build_pipeline(request), BuildPipeline::kWholeProgram);
   request.options.clear();
+  request.arch = "compute_90a";
+  EXPECT_EQ(build_pipeline(request), BuildPipeline::kWholeProgram) << "ptxas needs a real architecture";
+  request.arch = "sm_90a";
   ::setenv("KSEEK_BUILD_PIPELINE", "whole", 1);
   EXPECT_EQ(build_pipeline(request), BuildPipeline::kWholeProgram);
   request.pipeline = BuildPipeline::kPerKernel;

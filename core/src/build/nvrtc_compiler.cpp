@@ -114,6 +114,7 @@ BuildPipeline build_pipeline(const CompileRequest& request) {
                                                                  : BuildPipeline::kPerKernel;
   }
   if (chosen == BuildPipeline::kWholeProgram) return chosen;
+  if (request.arch.rfind("sm_", 0) != 0) return BuildPipeline::kWholeProgram;  // ptxas needs a real architecture
   for (const auto& option : request.options) {
     const bool front_end_only = option.rfind("-D", 0) == 0 || option.rfind("-U", 0) == 0 || option.rfind("-I", 0) == 0;
     if (!front_end_only) return BuildPipeline::kWholeProgram;

@@ -23,7 +23,7 @@ int build_threads(int requested);
 
 // The pipeline a request is built with: its own choice, else $KSEEK_BUILD_PIPELINE ("whole" or "per-kernel"), else
 // per kernel; whole program when an extra option is not a -D/-U/-I (it may need NVRTC's own back end, e.g.
-// --relocatable-device-code) or when no ptxas is found.
+// --relocatable-device-code), when the architecture is not a real one (sm_...) or when no ptxas is found.
 BuildPipeline build_pipeline(const CompileRequest& request);
 
 // The fixed options every whole-program build gets, then request.options. -lineinfo keeps the names of inlined
