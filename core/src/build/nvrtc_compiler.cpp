@@ -116,7 +116,11 @@ BuildPipeline build_pipeline(const CompileRequest& request) {
   if (chosen == BuildPipeline::kWholeProgram) return chosen;
   if (request.arch.rfind("sm_", 0) != 0) return BuildPipeline::kWholeProgram;  // ptxas needs a real architecture
   for (const auto& option : request.options) {
-    const bool front_end_only = option.rfind("-D", 0) == 0 || option.rfind("-U", 0) == 0 || option.rfind("-I", 0) == 0;
+    bool front_end_only = false;
+    for (std::string_view prefix : {"-D", "-U", "-I", "--define-macro=", "--undefine-macro=", "--include-path=",
+                                    "--pre-include="}) {
+      front_end_only = front_end_only || option.rfind(prefix, 0) == 0;
+    }
     if (!front_end_only) return BuildPipeline::kWholeProgram;
   }
   return find_ptxas() ? BuildPipeline::kPerKernel : BuildPipeline::kWholeProgram;

@@ -22,8 +22,9 @@ std::string nvrtc_identity();
 int build_threads(int requested);
 
 // The pipeline a request is built with: its own choice, else $KSEEK_BUILD_PIPELINE ("whole" or "per-kernel"), else
-// per kernel; whole program when an extra option is not a -D/-U/-I (it may need NVRTC's own back end, e.g.
-// --relocatable-device-code), when the architecture is not a real one (sm_...) or when no ptxas is found.
+// per kernel; whole program when an extra option is not a macro or include option (-D, -U, -I, --include-path=,
+// their long forms: another may need NVRTC's own back end, e.g. --relocatable-device-code), when the architecture is
+// not a real one (sm_...) or when no ptxas is found.
 BuildPipeline build_pipeline(const CompileRequest& request);
 
 // The fixed options every whole-program build gets, then request.options. -lineinfo keeps the names of inlined
