@@ -10,7 +10,8 @@
 #       fa3-ab (KSEEK_AB_FILE against the FA3 seed; KSEEK_AB_SCENARIOS narrows the case-study set),
 #       trust-repeat (the honest controls and the switch-when-timed candidates, KSEEK_REPEAT runs each with fresh
 #       input seeds: false-positive and catch rates), gpu-trust (the GPU tests of the trust mechanisms: T4, H9),
-#       build-time (the FA3 seed's build, cold and cached), fa3-draft (issue 17's stage (a) draft, correctness only),
+#       build-time (the FA3 seed's build for sm_90a and sm_100a, cold with each pipeline and compared, then cached),
+#       fa3-draft (issue 17's stage (a) draft, correctness only),
 #       fa3-campaign (one campaign evaluation in examples/campaigns/fa3-h200; its .kseek comes back as a tar),
 #       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json).
 # KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
@@ -205,18 +206,44 @@ for s in r.get('scenarios', []):
 " | tee -a "$out/baseline.txt" "$log"
       done ;;
     build-time)
-      # Issue 20's build stage: the FA3 seed built cold (an empty cache), then again from the cache.
-      step "build-time: kseek build of the FA3 seed, cold then cached"
+      # Issue 20's build stage. The FA3 seed for sm_90a (attention.fa3) and sm_100a (attention.fa4), each built cold
+      # with the whole-program pipeline (NVRTC alone, one thread) and the per-kernel one (ptxas per kernel on every
+      # core), their kernels' resources compared; then the per-kernel FA3 build three times from the cache.
+      step "build-time: the FA3 seed cold, whole program then per kernel, then cached"
       rm -rf "$KSEEK_CACHE_DIR"  # the jobs after this one reuse what it builds
-      for run in cold cached; do
+      for spec in "attention.fa3 sm_90a" "attention.fa4 sm_100a"; do
+        read -r plugin arch <<< "$spec"
+        for pipeline in whole per-kernel; do
+          t0=$(date +%s.%N)
+          KSEEK_BUILD_PIPELINE=$pipeline $kseek --json build plugins/attention_common/seeds/fa2_class_seed.cu \
+            --plugin "$plugin" --arch "$arch" > "/tmp/kseek-build-$arch-$pipeline.json" 2>/dev/null
+          t1=$(date +%s.%N)
+          python3 -c "
+import json
+r = json.load(open('/tmp/kseek-build-$arch-$pipeline.json'))
+print('build-time $arch $pipeline cold: %.2f s wall, status %s, kernels %d, stages %s, nproc $(nproc)' % (
+    $t1 - $t0, r.get('status'), len(r.get('kernels', [])), r.get('stage_seconds')))
+" | tee -a "$out/build-time.txt" "$log"
+        done
+        python3 -c "
+import json
+whole, per = (json.load(open('/tmp/kseek-build-$arch-%s.json' % p)) for p in ('whole', 'per-kernel'))
+w = {k['kernel']: k for k in whole.get('kernels', [])}
+d = [(k['kernel'], k['registers'], w.get(k['kernel'], {}).get('registers')) for k in per.get('kernels', [])
+     if w.get(k['kernel']) != k]
+print('build-time $arch: %d of %d kernels with identical resources (registers, spills, stack, smem, barriers)%s' % (
+    len(per.get('kernels', [])) - len(d), len(w), '' if not d else '; DIFFERENT: %s' % d))
+" | tee -a "$out/build-time.txt" "$log"
+      done
+      for run in 1 2 3; do
         t0=$(date +%s.%N)
-        $kseek --json build plugins/attention_common/seeds/fa2_class_seed.cu \
-          --plugin attention.fa3 > "/tmp/kseek-build-$run.json" 2>/dev/null
+        $kseek --json build plugins/attention_common/seeds/fa2_class_seed.cu --plugin attention.fa3 \
+          > /tmp/kseek-build-cached.json 2>/dev/null
         t1=$(date +%s.%N)
         python3 -c "
 import json
-r = json.load(open('/tmp/kseek-build-$run.json'))
-print('build-time $run: %.2f s wall, status %s, cache_hit %s, kernels %d, nproc $(nproc)' % ($t1 - $t0, r.get('status'), r.get('cache_hit'), len(r.get('kernels', []))))
+r = json.load(open('/tmp/kseek-build-cached.json'))
+print('build-time cached $run: %.2f s wall, status %s, cache_hit %s' % ($t1 - $t0, r.get('status'), r.get('cache_hit')))
 " | tee -a "$out/build-time.txt" "$log"
       done ;;
     fa3-draft)

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/build/compile_output_codec.hpp"
+#include "kseek/core/build/kernel_assembly.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
@@ -17,14 +18,20 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bumped whenever the pipeline around NVRTC changes what a build produces for the same inputs.
-constexpr std::string_view kPipelineVersion = "kseek-build-pipeline-1";
+constexpr std::string_view kPipelineVersion = "kseek-build-pipeline-2";
 
 }  // namespace
 
 std::string build_cache_key(const CompileRequest& request) {
   Sha256 hasher;
   hasher.add_field(kPipelineVersion).add_field(nvrtc_identity()).add_field(request.arch);
-  for (const auto& option : nvrtc_options(request)) hasher.add_field(option);
+  // The options name the pipeline (whole program, or per kernel with ptxas's options); a per-kernel build's
+  // binary also depends on which ptxas and which nvJitLink made it. Not on how many ran at once: it cannot.
+  for (const auto& option : build_options(request)) hasher.add_field(option);
+  if (build_pipeline(request) == BuildPipeline::kPerKernel) {
+    if (const auto ptxas = find_ptxas()) hasher.add_field(ptxas_identity(*ptxas));
+    hasher.add_field(nvjitlink_identity());
+  }
   hasher.add_field(request.source.name).add_field(request.source.text);
   std::vector<const SourceFile*> headers;
   for (const auto& header : request.headers) headers.push_back(&header);

@@ -153,6 +153,12 @@ nlohmann::json to_json(const CandidateBuild& build) {
       {"violations", build.constraints.violations},
       {"names_inspected", build.constraints.names_inspected},
   };
+  if (build.compile.stages.processes > 0) {
+    j["stage_seconds"] = {{"front_end", build.compile.stages.front_end_seconds},
+                          {"ptxas", build.compile.stages.ptxas_seconds},
+                          {"link", build.compile.stages.link_seconds},
+                          {"ptxas_processes", build.compile.stages.processes}};
+  }
   if (build.status == Status::kCompileError) j["log"] = build.compile.log;
   return j;
 }

@@ -1,136 +1,147 @@
-// fork + pipe + poll: the child compiles and streams an encoded CompileOutput; the parent reads until EOF
-// or the deadline. NVRTC's own flow callback is also set in the child, but the front end does not always
-// poll it (deep template recursion), so the process boundary is what makes the limit hold.
+// The steps of one build, each in capped processes: NVRTC (the whole program, or its front end to PTX), then for
+// the per-kernel pipeline ptxas per kernel in parallel and nvJitLink. Every step shares one deadline.
 #include "kseek/core/build/isolated_compile.hpp"
-
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 
 #include <fmt/format.h>
 
+#include "kseek/core/build/capped_process.hpp"
 #include "kseek/core/build/compile_diagnostics.hpp"
 #include "kseek/core/build/compile_output_codec.hpp"
+#include "kseek/core/build/kernel_assembly.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
+#include "kseek/core/build/ptx_pieces.hpp"
+#include "kseek/core/build/ptxas_report.hpp"
 
 namespace kseek {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void run_child(int write_fd, const CompileRequest& request, std::uint64_t memory_cap_bytes) {
-  if (memory_cap_bytes > 0) {
-    rlimit limit{memory_cap_bytes, memory_cap_bytes};
-    setrlimit(RLIMIT_AS, &limit);
-  }
-  std::string bytes;
-  try {
-    bytes = encode_compile_output(compile_with_nvrtc(request));
-  } catch (const std::bad_alloc&) {
-    _exit(3);  // the parent reports the memory cap
-  } catch (...) {
-    _exit(4);
-  }
-  const char* data = bytes.data();
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(write_fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(5);
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  _exit(0);
+double seconds_since(BuildClock::time_point started) {
+  return std::chrono::duration<double>(BuildClock::now() - started).count();
 }
 
-CompileOutput failure(const CompileRequest& request, std::string error, double seconds) {
+CompileOutput failure(const CompileRequest& request, std::string error, BuildClock::time_point started) {
   CompileOutput out;
   out.status = Status::kCompileError;
   out.error = std::move(error);
-  out.options = nvrtc_options(request);
+  out.options = build_options(request);
   out.nvrtc_version = nvrtc_version();
-  out.seconds = seconds;
+  out.seconds = seconds_since(started);
+  return out;
+}
+
+std::string time_limit_message(const CompileRequest& request) {
+  return fmt::format("compiling {} exceeded the {:.0f} s compile time limit", request.source.name,
+                     request.timeout_seconds);
+}
+
+std::string memory_cap_message(const CompileRequest& request, std::uint64_t memory_cap_bytes) {
+  return fmt::format("compiling {} exceeded the compiler memory cap of {} MiB", request.source.name,
+                     memory_cap_bytes >> 20);
+}
+
+// Runs one NVRTC call in a capped child; what it returns is an encoded CompileOutput.
+CompileOutput nvrtc_in_child(const CompileRequest& request, std::uint64_t memory_cap_bytes,
+                             BuildClock::time_point started, CompileOutput (*compile)(const CompileRequest&)) {
+  // The child gets the request's limit plus a little grace for start-up and encoding.
+  const auto deadline = started + std::chrono::duration_cast<BuildClock::duration>(
+                                      std::chrono::duration<double>(request.timeout_seconds + 2.0));
+  const CappedRun run =
+      run_capped([&] { return encode_compile_output(compile(request)); }, deadline, memory_cap_bytes);
+  switch (run.end) {
+    case CappedRun::End::kTimedOut: return failure(request, time_limit_message(request), started);
+    case CappedRun::End::kOutOfMemory: return failure(request, memory_cap_message(request, memory_cap_bytes), started);
+    case CappedRun::End::kDied:
+      return failure(request, fmt::format("the compiler process for {} died (signal {})", request.source.name,
+                                          run.exit_code), started);
+    case CappedRun::End::kFinished: break;
+  }
+  if (run.exit_code != 0) {
+    return failure(request, fmt::format("the compiler process for {} died (exit status {})", request.source.name,
+                                        run.exit_code), started);
+  }
+  auto decoded = decode_compile_output(run.output);
+  if (!decoded) {
+    return failure(request, fmt::format("the compiler process for {} returned unreadable output: {}",
+                                        request.source.name, decoded.error().message), started);
+  }
+  decoded->diagnostics = parse_nvrtc_log(decoded->log, request.source, request.headers);
+  decoded->seconds = seconds_since(started);
+  return std::move(*decoded);
+}
+
+CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t memory_cap_bytes,
+                                 BuildClock::time_point started) {
+  CompileOutput out = nvrtc_in_child(request, memory_cap_bytes, started, &compile_to_ptx);
+  out.options = build_options(request);
+  out.stages.front_end_seconds = seconds_since(started);
+  if (out.status != Status::kOk) return out;  // the PTX, when there is some, stays for the constraint checker
+
+  auto fail = [&](std::string error) {
+    out.status = Status::kCompileError;
+    out.error = std::move(error);
+    out.seconds = seconds_since(started);
+    return std::move(out);
+  };
+  auto pieces = split_ptx_by_kernel(out.ptx);
+  if (!pieces) {
+    return fail(fmt::format("cannot cut the PTX of {} into kernels: {} (KSEEK_BUILD_PIPELINE=whole builds it whole)",
+                            request.source.name, pieces.error().message));
+  }
+  const auto ptxas = find_ptxas();
+  if (!ptxas) return fail("no ptxas found for the per-kernel build (set KSEEK_PTXAS or KSEEK_BUILD_PIPELINE=whole)");
+  const auto deadline = started + std::chrono::duration_cast<BuildClock::duration>(
+                                      std::chrono::duration<double>(request.timeout_seconds));
+  const AssemblyLimits limits{build_threads(request.compile_threads), deadline, memory_cap_bytes};
+  out.stages.processes = limits.processes;
+  const auto assembly_started = BuildClock::now();
+  auto assembled = assemble_kernels(*ptxas, *pieces, request.arch, limits);
+  out.stages.ptxas_seconds = seconds_since(assembly_started);
+  if (!assembled) {
+    const std::string& why = assembled.error().message;
+    if (why.find("time limit") != std::string::npos) return fail(time_limit_message(request) + " (" + why + ")");
+    return fail(fmt::format("compiling {}: {}", request.source.name, why));
+  }
+  out.log += assembled->log;
+  out.kernels = parse_ptxas_report(assembled->log);
+
+  const auto link_started = BuildClock::now();
+  const CappedRun linked = run_capped(
+      [&]() -> std::string {
+        auto cubin = link_kernels(assembled->objects, request.arch);
+        if (!cubin) return "E" + cubin.error().message;
+        return "C" + std::move(*cubin);
+      },
+      deadline, memory_cap_bytes);
+  out.stages.link_seconds = seconds_since(link_started);
+  if (linked.end == CappedRun::End::kTimedOut) return fail(time_limit_message(request) + " (linking)");
+  if (linked.end == CappedRun::End::kOutOfMemory) return fail(memory_cap_message(request, memory_cap_bytes));
+  if (linked.end != CappedRun::End::kFinished || linked.exit_code != 0 || linked.output.empty()) {
+    return fail(fmt::format("the linker process for {} died", request.source.name));
+  }
+  if (linked.output.front() == 'E') {
+    return fail(fmt::format("linking the kernels of {} failed: {}", request.source.name, linked.output.substr(1)));
+  }
+  out.cubin = linked.output.substr(1);
+  if (out.cubin.size() > request.max_cubin_bytes) {
+    const auto size = out.cubin.size();
+    out.cubin.clear();
+    return fail(fmt::format("the cubin of {} is {} bytes, over the cap of {} bytes", request.source.name, size,
+                            request.max_cubin_bytes));
+  }
+  out.seconds = seconds_since(started);
   return out;
 }
 
 }  // namespace
 
 CompileOutput compile_isolated(const CompileRequest& request, std::uint64_t memory_cap_bytes) {
-  const auto started = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return failure(request, fmt::format("cannot create a pipe for the compiler process: {}", std::strerror(errno)), 0);
+  const auto started = BuildClock::now();
+  if (build_pipeline(request) == BuildPipeline::kWholeProgram) {
+    CompileOutput out = nvrtc_in_child(request, memory_cap_bytes, started, &compile_with_nvrtc);
+    out.options = build_options(request);
+    return out;
   }
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return failure(request, fmt::format("cannot start the compiler process: {}", std::strerror(errno)), 0);
-  }
-  if (child == 0) {
-    ::close(fds[0]);
-    run_child(fds[1], request, memory_cap_bytes);
-  }
-  ::close(fds[1]);
-
-  // The child gets the request's limit plus a little grace for start-up and encoding.
-  const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(request.timeout_seconds + 2.0));
-  std::string bytes;
-  bool timed_out = false;
-  char buffer[1 << 16];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    const ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child finished (or died)
-    bytes.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(child, SIGKILL);
-  int wait_status = 0;
-  while (::waitpid(child, &wait_status, 0) < 0 && errno == EINTR) {
-  }
-
-  if (timed_out) {
-    return failure(request, fmt::format("compiling {} exceeded the {:.0f} s compile time limit", request.source.name,
-                                        request.timeout_seconds), elapsed());
-  }
-  if (WIFSIGNALED(wait_status) || (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0)) {
-    const bool out_of_memory = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 3;
-    if (out_of_memory || (WIFSIGNALED(wait_status) && memory_cap_bytes > 0 && WTERMSIG(wait_status) == SIGABRT)) {
-      return failure(request, fmt::format("compiling {} exceeded the compiler memory cap of {} MiB",
-                                          request.source.name, memory_cap_bytes >> 20), elapsed());
-    }
-    return failure(request, fmt::format("the compiler process for {} died ({} {})", request.source.name,
-                                        WIFSIGNALED(wait_status) ? "signal" : "exit status",
-                                        WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : WEXITSTATUS(wait_status)),
-                   elapsed());
-  }
-  auto decoded = decode_compile_output(bytes);
-  if (!decoded) {
-    return failure(request, fmt::format("the compiler process for {} returned unreadable output: {}",
-                                        request.source.name, decoded.error().message), elapsed());
-  }
-  decoded->diagnostics = parse_nvrtc_log(decoded->log, request.source, request.headers);
-  decoded->seconds = elapsed();
-  return std::move(*decoded);
+  return compile_per_kernel(request, memory_cap_bytes, started);
 }
 
 }  // namespace kseek

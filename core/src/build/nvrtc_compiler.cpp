@@ -1,19 +1,22 @@
-// NVRTC calls: program creation with offered headers, option list, time-limited compile, outputs.
+// NVRTC calls (whole program, or the front end alone to PTX), option lists, and a build's pipeline and process count.
 // It must never leak an nvrtcProgram or let a slow compile run past its deadline.
 #include "kseek/core/build/nvrtc_compiler.hpp"
 
 #include <dlfcn.h>
+#include <sched.h>
 
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nvrtc.h>
 
 #include "kseek/core/build/compile_diagnostics.hpp"
+#include "kseek/core/build/kernel_assembly.hpp"
 #include "kseek/core/build/ptxas_report.hpp"
 
 namespace kseek {
@@ -97,10 +100,33 @@ int build_threads(int requested) {
     const auto [end, ec] = std::from_chars(env, env + std::char_traits<char>::length(env), value);
     if (ec == std::errc() && *end == '\0' && value > 0) return value;
   }
-  // Not the machine's core count: --split-compile changes code generation (on sm_100a the FA4 seed's
-  // decode_fp8_d192_dv128 kernel went from 160 registers to 72 and spilled 8 bytes at N = 2 and N = 16), so a
-  // default that followed the cores would give the same candidate different binaries on different machines.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 0) return CPU_COUNT(&cpus);
   return 1;
+}
+
+BuildPipeline build_pipeline(const CompileRequest& request) {
+  BuildPipeline chosen = request.pipeline;
+  if (chosen == BuildPipeline::kDefault) {
+    // Whole-program by default until a per-kernel cubin has been loaded and run on a GPU: on the development host its
+    // kernels match the whole build's resources, but no GPU has run one yet (docs/benchmarks.md, "Build: parallel
+    // back end"). KSEEK_BUILD_PIPELINE=per-kernel opts in.
+    const char* env = std::getenv("KSEEK_BUILD_PIPELINE");
+    chosen = env != nullptr && std::string_view(env) == "per-kernel" ? BuildPipeline::kPerKernel
+                                                                      : BuildPipeline::kWholeProgram;
+  }
+  if (chosen == BuildPipeline::kWholeProgram) return chosen;
+  if (request.arch.rfind("sm_", 0) != 0) return BuildPipeline::kWholeProgram;  // ptxas needs a real architecture
+  for (const auto& option : request.options) {
+    bool front_end_only = false;
+    for (std::string_view prefix : {"-D", "-U", "-I", "--define-macro=", "--undefine-macro=", "--include-path=",
+                                    "--pre-include="}) {
+      front_end_only = front_end_only || option.rfind(prefix, 0) == 0;
+    }
+    if (!front_end_only) return BuildPipeline::kWholeProgram;
+  }
+  return find_ptxas() ? BuildPipeline::kPerKernel : BuildPipeline::kWholeProgram;
 }
 
 std::vector<std::string> nvrtc_options(const CompileRequest& request) {
@@ -112,18 +138,38 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request) {
       "--ptxas-options=-v",
       "-DKSEEK_CANDIDATE=1",
   };
-  // Spelled out (never 0, "all processors") so that the option list, and with it the cache key, names the split.
-  if (const int threads = build_threads(request.compile_threads); threads > 1) {
-    options.push_back(fmt::format("--split-compile={}", threads));
-  }
   options.insert(options.end(), request.options.begin(), request.options.end());
   return options;
 }
 
-CompileOutput compile_with_nvrtc(const CompileRequest& request) {
+std::vector<std::string> front_end_options(const CompileRequest& request) {
+  std::vector<std::string> options;
+  for (auto& option : nvrtc_options(request)) {
+    if (option == "--ptxas-options=-v") continue;
+    if (option == "--gpu-architecture=" + request.arch && request.arch.rfind("sm_", 0) == 0) {
+      option = "--gpu-architecture=compute_" + request.arch.substr(3);
+    }
+    options.push_back(std::move(option));
+  }
+  return options;
+}
+
+std::vector<std::string> build_options(const CompileRequest& request) {
+  if (build_pipeline(request) == BuildPipeline::kWholeProgram) return nvrtc_options(request);
+  std::vector<std::string> options = front_end_options(request);
+  std::string ptxas = "ptxas per kernel:";
+  for (const auto& option : ptxas_options(request.arch)) ptxas += " " + option;
+  options.push_back(std::move(ptxas));
+  options.push_back("nvJitLink: -arch=" + request.arch);
+  return options;
+}
+
+namespace {
+
+CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> options, bool want_cubin) {
   const auto started = Clock::now();
   CompileOutput out;
-  out.options = nvrtc_options(request);
+  out.options = std::move(options);
   out.nvrtc_version = nvrtc_version();
   auto finish = [&](Status status, std::string error) -> CompileOutput {
     out.status = status;
@@ -169,6 +215,10 @@ CompileOutput compile_with_nvrtc(const CompileRequest& request) {
     if (auto newline = first.find('\n'); newline != std::string::npos) first.resize(newline);
     return finish(Status::kCompileError, fmt::format("NVRTC rejected {}: {}", request.source.name, first));
   }
+  if (!want_cubin) {
+    if (out.ptx.empty()) return finish(Status::kCompileError, fmt::format("NVRTC produced no PTX for {}", request.source.name));
+    return finish(Status::kOk, "");
+  }
   out.cubin = program_cubin(*program);
   if (out.cubin.empty()) {
     return finish(Status::kCompileError, fmt::format("NVRTC produced no cubin for {} ({})", request.source.name,
@@ -182,6 +232,16 @@ CompileOutput compile_with_nvrtc(const CompileRequest& request) {
   }
   out.kernels = parse_ptxas_report(out.log);
   return finish(Status::kOk, "");
+}
+
+}  // namespace
+
+CompileOutput compile_with_nvrtc(const CompileRequest& request) {
+  return run_nvrtc(request, nvrtc_options(request), true);
+}
+
+CompileOutput compile_to_ptx(const CompileRequest& request) {
+  return run_nvrtc(request, front_end_options(request), false);
 }
 
 }  // namespace kseek

@@ -25,9 +25,16 @@ void print_violations(const CandidateBuild& build) {
 }
 
 void print_build(const CandidateBuild& build, const std::filesystem::path& file, bool show_resources) {
-  std::cout << fmt::format("{}: {} ({}, NVRTC {}, {}, {:.2f} s)\n", file.string(), to_string(build.status),
+  const auto& stages = build.compile.stages;
+  const std::string where_the_time_went =
+      stages.processes == 0 ? std::string()
+                            : fmt::format(": front end {:.2f} s, ptxas {:.2f} s ({} at a time), link {:.2f} s",
+                                          stages.front_end_seconds, stages.ptxas_seconds, stages.processes,
+                                          stages.link_seconds);
+  std::cout << fmt::format("{}: {} ({}, NVRTC {}, {}, {:.2f} s{})\n", file.string(), to_string(build.status),
                            build.arch, build.compile.nvrtc_version,
-                           build.compile.cache_hit ? "cache hit" : "compiled", build.compile.seconds);
+                           build.compile.cache_hit ? "cache hit" : "compiled", build.compile.seconds,
+                           where_the_time_went);
   if (build.status == Status::kCompileError) {
     std::cout << "  " << build.message << "\n";
     // The message already states the first error (build_service): show its source line, not the error again.

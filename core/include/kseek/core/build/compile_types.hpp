@@ -13,6 +13,12 @@
 
 namespace kseek {
 
+// How source becomes a cubin. Per kernel: NVRTC's front end to PTX once, then each kernel's PTX assembled by ptxas
+// in its own process, in parallel, and the pieces linked by nvJitLink (the same PTX, the same code per kernel).
+// Whole program: one NVRTC call does everything on one thread (the build before per-kernel assembly, and the
+// fallback when no ptxas is found or an option needs NVRTC's own back end).
+enum class BuildPipeline { kDefault, kPerKernel, kWholeProgram };
+
 struct CompileRequest {
   SourceFile source;                    // the candidate; `name` appears in diagnostics
   std::vector<SourceFile> headers;      // offered to NVRTC by include name (SDK + plugin headers)
@@ -21,12 +27,13 @@ struct CompileRequest {
   double timeout_seconds = 300.0;       // compile time limit
   std::uint64_t max_cubin_bytes = 64ull << 20;
   std::uint64_t max_compile_memory_bytes = 8ull << 30;  // address-space cap of the compiler process
-  // Threads NVRTC may use inside the one compiler process (its --split-compile): 0 = $KSEEK_BUILD_THREADS, else the
-  // single-threaded build; 1 = the single-threaded build. The caps above hold for all of them together.
+  // ptxas processes the per-kernel back end may run at once: 0 = $KSEEK_BUILD_THREADS, else the cores this process
+  // may use. Each process is under the time and memory caps above. The binary does not depend on it.
   int compile_threads = 0;
   // The CUDA toolkit headers offered through --include-path (folder, version, file list; toolkit_headers.hpp): empty
   // when none are. Part of the cache key, since an include path names a folder whose contents may change.
   std::string toolkit_identity;
+  BuildPipeline pipeline = BuildPipeline::kDefault;
 };
 
 // Per-kernel resources as ptxas reports them (`--ptxas-options=-v`).
@@ -64,6 +71,13 @@ struct CompileOutput {
   std::string cache_key;
   bool cache_hit = false;
   double seconds = 0;                     // wall time of this build (lookup or compile)
+  // Where a per-kernel build's time went (not cached: zero on a cache hit and for whole-program builds).
+  struct Stages {
+    double front_end_seconds = 0;  // NVRTC to PTX
+    double ptxas_seconds = 0;      // every kernel's ptxas, `processes` at a time
+    double link_seconds = 0;       // nvJitLink
+    int processes = 0;
+  } stages;
 };
 
 void to_json(nlohmann::json& j, const KernelResources& v);

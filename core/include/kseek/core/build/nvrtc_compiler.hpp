@@ -16,18 +16,34 @@ std::string nvrtc_version();
 // with the same MAJOR.MINOR changes code generation too.
 std::string nvrtc_identity();
 
-// The compiler threads a request gets: `requested` when positive, else $KSEEK_BUILD_THREADS when set to a positive
-// integer, else 1. More than one thread is an opt-in: NVRTC's --split-compile can change register allocation, so the
-// default build is the same on every machine.
+// The ptxas processes a per-kernel build runs at once: `requested` when positive, else $KSEEK_BUILD_THREADS when
+// set to a positive integer, else the cores this process may run on. It changes how long a build takes, never
+// what it produces, so it is not part of the cache key.
 int build_threads(int requested);
 
-// The fixed options every build gets, then request.options. -lineinfo keeps the names of inlined
+// The pipeline a request is built with: its own choice, else $KSEEK_BUILD_PIPELINE ("whole" or "per-kernel"), else
+// per kernel; whole program when an extra option is not a macro or include option (-D, -U, -I, --include-path=,
+// their long forms: another may need NVRTC's own back end, e.g. --relocatable-device-code), when the architecture is
+// not a real one (sm_...) or when no ptxas is found.
+BuildPipeline build_pipeline(const CompileRequest& request);
+
+// The fixed options every whole-program build gets, then request.options. -lineinfo keeps the names of inlined
 // functions in the cubin (.debug_str), which the constraint checker reads; it does not change the code.
-// --split-compile=N (N = build_threads(request.compile_threads), left out when 1) lets NVRTC optimise the functions
-// of the one program on N threads inside the one capped compiler process.
 std::vector<std::string> nvrtc_options(const CompileRequest& request);
 
-// Compiles without any cache. Never throws; a failure is an output with status kCompileError.
+// The per-kernel pipeline's NVRTC options: the same, but for the virtual architecture (compute_90a for sm_90a),
+// so that NVRTC stops at PTX, and without the ptxas options, which go to ptxas itself.
+std::vector<std::string> front_end_options(const CompileRequest& request);
+
+// What a build records and its cache key hashes: NVRTC's options, and for the per-kernel pipeline a line for
+// ptxas (its options) and one for nvJitLink.
+std::vector<std::string> build_options(const CompileRequest& request);
+
+// Compiles without any cache, in this process, with NVRTC alone (the whole-program pipeline). Never throws; a
+// failure is an output with status kCompileError.
 CompileOutput compile_with_nvrtc(const CompileRequest& request);
+
+// NVRTC's front end alone: PTX and the log, no cubin (the first step of the per-kernel pipeline).
+CompileOutput compile_to_ptx(const CompileRequest& request);
 
 }  // namespace kseek

@@ -1,0 +1,177 @@
+// fork + pipe + poll under a deadline, with RLIMIT_AS set in the child before any work. NVRTC's front end does
+// not always poll its cancel callback (deep template recursion), so the process boundary is what makes a limit
+// hold; the same boundary holds for ptxas and the linker.
+#include "kseek/core/build/capped_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <new>
+
+namespace kseek {
+namespace {
+
+void cap_address_space(std::uint64_t memory_cap_bytes) {
+  if (memory_cap_bytes == 0) return;
+  rlimit limit{memory_cap_bytes, memory_cap_bytes};
+  setrlimit(RLIMIT_AS, &limit);
+}
+
+int milliseconds_left(BuildClock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - BuildClock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 1000));
+}
+
+// Reads what is there; false at EOF or on an error that ends the stream.
+bool read_some(int fd, std::string& into) {
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    into.append(buffer, static_cast<std::size_t>(n));
+    return true;
+  }
+}
+
+void reap(int pid, CappedRun& run) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    run.signaled = true;
+    run.exit_code = WTERMSIG(status);
+    // An allocation refused under RLIMIT_AS ends C++ programs in std::terminate -> SIGABRT.
+    run.end = run.exit_code == SIGABRT ? CappedRun::End::kOutOfMemory : CappedRun::End::kDied;
+    return;
+  }
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.end = CappedRun::End::kFinished;
+}
+
+void write_all(int fd, const std::string& bytes) {
+  const char* data = bytes.data();
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(5);
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
+                     std::uint64_t memory_cap_bytes) {
+  CappedRun run;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return run;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return run;
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    cap_address_space(memory_cap_bytes);
+    std::string bytes;
+    try {
+      bytes = work();
+    } catch (const std::bad_alloc&) {
+      _exit(3);
+    } catch (...) {
+      _exit(4);
+    }
+    write_all(fds[1], bytes);
+    _exit(0);
+  }
+  ::close(fds[1]);
+  bool timed_out = false;
+  for (;;) {
+    if (BuildClock::now() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, milliseconds_left(deadline));
+    if (ready <= 0) continue;
+    if (!read_some(fds[0], run.output)) break;
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(child, SIGKILL);
+  reap(child, run);
+  if (timed_out) {
+    run.end = CappedRun::End::kTimedOut;
+  } else if (run.end == CappedRun::End::kFinished && run.exit_code == 3 && memory_cap_bytes > 0) {
+    run.end = CappedRun::End::kOutOfMemory;
+  } else if (run.end == CappedRun::End::kOutOfMemory && memory_cap_bytes == 0) {
+    run.end = CappedRun::End::kDied;
+  }
+  return run;
+}
+
+CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes) {
+  CappedProgram program;
+  int fds[2];
+  if (argv.empty() || ::pipe2(fds, O_CLOEXEC) != 0) return program;
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return program;
+  }
+  if (child == 0) {
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in >= 0) ::dup2(null_in, 0);
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    cap_address_space(memory_cap_bytes);
+    ::execv(args[0], args.data());
+    _exit(127);
+  }
+  ::close(fds[1]);
+  program.pid = child;
+  program.output_fd = fds[0];
+  return program;
+}
+
+int wait_any_capped(std::vector<CappedProgram>& running, BuildClock::time_point deadline, CappedRun& finished) {
+  for (;;) {
+    if (BuildClock::now() >= deadline) {
+      for (auto& program : running) {
+        ::kill(program.pid, SIGKILL);
+        ::close(program.output_fd);
+        CappedRun ignored;
+        reap(program.pid, ignored);
+      }
+      return -1;
+    }
+    std::vector<pollfd> fds;
+    for (const auto& program : running) fds.push_back({program.output_fd, POLLIN, 0});
+    const int ready = ::poll(fds.data(), fds.size(), milliseconds_left(deadline));
+    if (ready <= 0) continue;
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      if (read_some(running[i].output_fd, running[i].output)) continue;
+      ::close(running[i].output_fd);
+      finished = CappedRun{};
+      finished.output = std::move(running[i].output);
+      reap(running[i].pid, finished);
+      return static_cast<int>(i);
+    }
+  }
+}
+
+}  // namespace kseek
