@@ -502,12 +502,12 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   auto prefill = plan_reference(h03, 132);
   ASSERT_TRUE(prefill.ok()) << prefill.error().message;
   EXPECT_EQ(prefill->heads_per_tile, 4);
-  // As many rows as the P.V sums in registers allow: 128 channels x (4 x 12) / 4 units = 1536 = 256 threads x 6.
-  EXPECT_EQ(prefill->rows_per_tile, 12);
+  // As many rows as the P.V sums in registers allow: 128 channels x (4 x 8) / 4 units = 1024 = 256 threads x 4.
+  EXPECT_EQ(prefill->rows_per_tile, 8);
   EXPECT_EQ(prefill->rows_per_tile * prefill->heads_per_tile * 128 / device::kQueriesPerGroup,
             device::kReferenceThreads * device::kMaxUnitsPerThread);
   EXPECT_EQ(prefill->splits, 1);
-  EXPECT_EQ(prefill->tiles.size(), 2u * ((32768 + 11) / 12));
+  EXPECT_EQ(prefill->tiles.size(), 2u * 32768 / 8);
 
   const AttentionWorkload h15 = workload_or_die(case_study(fa3(), "H15"));  // 4 x (1, 131072), 64/8
   auto decode = plan_reference(h15, 132);

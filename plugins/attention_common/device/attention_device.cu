@@ -236,6 +236,7 @@ __device__ __forceinline__ float finish_value(const FillParams& p, float value) 
 }
 
 constexpr int kFillHeadTable = 256;  // heads whose character a block keeps in shared memory
+static_assert(kFillHeadTable * sizeof(HeadCharacter) == kFillHeadTableBytes, "the fill launch asks for this table");
 
 // =====================================================================================================================
 // Reference helpers
@@ -505,7 +506,9 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const
     }
     return;
   }
-  __shared__ dev::HeadCharacter characters[dev::kFillHeadTable];
+  // The table lives in dynamic shared memory (the launch asks for kFillHeadTable entries): the library's kernels keep
+  // no static shared buffers.
+  dev::HeadCharacter* characters = reinterpret_cast<dev::HeadCharacter*>(dev::kseek_attention_reference_smem);
   const bool tabled = p.heads <= dev::kFillHeadTable;
   if (tabled) {
     for (int h = threadIdx.x; h < p.heads; h += blockDim.x) characters[h] = dev::head_character(p, h);

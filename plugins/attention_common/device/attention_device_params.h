@@ -42,15 +42,18 @@ struct FillParams {
   float logit_scale;         // the problem's softmax_scale: the outlier channels are sized in logit units
 };
 
+inline constexpr int kFillHeadTableBytes = 256 * 16;  // attention_fill's per-head table (kFillHeadTable entries)
+
 // ---- references ----------------------------------------------------------------------------------------------------
 
 inline constexpr int kReferenceThreads = 256;    // every reference CTA
 inline constexpr int kQueriesPerGroup = 4;       // query vectors one thread carries through Q.K and P.V
 // Query vectors per CTA (rows x heads of one kv head). Every key row a CTA loads from global memory (scalar loads,
-// converted to fp32) serves this many queries: up to 64 rather than 16 made the references 1.3-3.4x faster per
-// scenario on an H200, 2.0x over the case-study set (docs/benchmarks.md, "Where an evaluation's time goes").
+// converted to fp32) serves this many queries (within kMaxUnitsPerThread's P.V sums: 64 at d64, 32 at d128, 16 at
+// d256). Measured on an H200 with 6 units per thread (1.3-3.4x faster per scenario, 2.0x over the case-study set,
+// docs/benchmarks.md "Where an evaluation's time goes"); 6 spilled in the output pass, so 4 is what ships.
 inline constexpr int kMaxQueries = 64;
-inline constexpr int kMaxUnitsPerThread = 6;     // P.V units (channel, query group) per thread: 48 fp32 sums
+inline constexpr int kMaxUnitsPerThread = 4;     // P.V units (channel, query group) per thread: 32 fp32 sums
 // 96 KiB of dynamic shared memory: two CTAs per SM on Hopper (228 KiB); above the 48 KiB launch default, so the
 // worker raises the kernels' limit (DeviceHost::launch).
 inline constexpr int kSmemFloats = 24576;

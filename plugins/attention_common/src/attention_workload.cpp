@@ -495,6 +495,7 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
     launch.grid = {static_cast<unsigned>(std::min<std::uint64_t>((params.count + kFillThreads - 1) / kFillThreads,
                                                                  kMaxFillBlocks)), 1, 1};
     launch.block = {kFillThreads, 1, 1};
+    launch.dynamic_smem_bytes = device::kFillHeadTableBytes;
     if (auto ok = host.launch(kFillKernel, launch, &params, sizeof(params)); !ok) {
       return make_error(fmt::format("filling '{}': {}", name, ok.error().message));
     }
