@@ -69,8 +69,8 @@ extern "C" __global__ void kseek_fingerprint(const FingerprintArgs args) {
   const u64 words = args.count / 8;
   const u64 stride = (u64)gridDim.x * blockDim.x;
   if ((reinterpret_cast<u64>(args.bytes) & 15) == 0) {
-    // Every buffer the harness fingerprints starts 16-byte aligned: 16-byte loads keep the digest at memory speed
-    // (a memcpy of unknown alignment becomes eight byte loads per word).
+    // Every buffer the harness fingerprints starts 16-byte aligned: 16-byte loads instead of the byte loads
+    // (a memcpy of unknown alignment may compile to eight byte loads per word; not measured apart).
     const ulonglong2* pairs = reinterpret_cast<const ulonglong2*>(args.bytes);
     for (u64 p = blockIdx.x * (u64)blockDim.x + threadIdx.x; p < words / 2; p += stride) {
       const ulonglong2 two = pairs[p];

@@ -168,7 +168,9 @@ __device__ KHead k_head(u64 seed, int g, int head_dim, float logit_scale) {
 }
 
 // What every element of one head shares (its scales, its kv head's outlier channels): computed once per head and
-// block (head_character), not once per element, so a fill runs near memory speed.
+// block (head_character), not once per element: the case-study set's fills took 2.3x less time on an H200 with this
+// (docs/benchmarks.md), far from memory speed still (H19: about 50 ms per 4.3 GB fill with its fingerprint, where
+// the copy bandwidth would allow about 2 ms).
 struct HeadCharacter {
   float scale;  // Q, V, q_v: the head's log-uniform scale; K: the kv head's noise scale (KHead::sigma)
   float mean;   // K: the outlier channels' mean
