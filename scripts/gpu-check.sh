@@ -11,7 +11,7 @@
 #       trust-repeat (the honest controls and the switch-when-timed candidates, KSEEK_REPEAT runs each with fresh
 #       input seeds: false-positive and catch rates), gpu-trust (the GPU tests of the trust mechanisms: T4, H9),
 #       build-time (the FA3 seed's build for sm_90a and sm_100a, cold with each pipeline and compared, then cached),
-#       fa3-draft (issue 17's stage (a) draft, correctness only),
+#       fa3-draft (a draft, default the campaign candidate, correctness only),
 #       fa3-campaign (one campaign evaluation in examples/campaigns/fa3-h200; its .kseek comes back as a tar),
 #       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json).
 # KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
@@ -249,7 +249,7 @@ print('build-time cached $run: %.2f s wall, status %s, cache_hit %s' % ($t1 - $t
     fa3-draft)
       # Issue 17's stage (a) draft: correctness first, on the scenarios its plan takes, with a short watchdog (a
       # pipeline that deadlocks must cost seconds, not the call).
-      evaluate fa3-draft examples/campaigns/fa3-h200-drafts/stage_a_prefill.cu --plugin attention.fa3 \
+      evaluate fa3-draft "${KSEEK_DRAFT_FILE:-examples/campaigns/fa3-h200/candidate.cu}" --plugin attention.fa3 \
         --set case-study --scenarios "${KSEEK_DRAFT_SCENARIOS:-H24;H04;H01;H26;H02;H03}" --correctness-only \
         --scenario-timeout 20
       python3 -c "
