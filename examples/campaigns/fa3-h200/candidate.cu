@@ -1,35 +1,28 @@
-// Draft candidate for issue 17, stage (a): today's seed plus a warp-specialised Hopper main loop (wgmma + TMA + mbarrier
-// ring + setmaxnreg) for dense 16-bit prefill. Device code only, NVRTC for sm_90a: it must never include a toolkit
-// header or CUTLASS/CuTe, launch from the device, or touch memory outside the buffers AttentionProblem describes.
+// Candidate of the fa3-h200 campaign (issue 17), stages (a) and (b): today's seed plus a warp-specialised Hopper main
+// loop (wgmma + TMA + mbarrier ring + setmaxnreg, two consumer warpgroups in ping-pong) for 16-bit prefill. Device
+// code only, NVRTC for sm_90a: it must never include a toolkit header or CUTLASS/CuTe, launch from the device, or
+// touch memory outside the buffers AttentionProblem describes.
 //
-// STATUS: compile-checked only; it has NEVER RUN ON A GPU. Every scenario the new path declines takes the seed's
-// kernels and plan exactly as in plugins/attention_fa3/seed/fa3_seed.cu.
+// STATUS (H200, 2026-12-02): every case-study row it takes PASSED (evaluations 2 and 3 of the campaign, and the
+// drafts' runs in NOTES.md). Every scenario the new path declines takes the seed's kernels and plan unchanged.
 //
 // Case-study scenarios (kseek scenarios --plugin attention.fa3 --set case-study) that take the new path, by
-// ws::make_ws_plan's rules (16-bit, d == dv in {64, 128}, no window/softcap/sinks/q_v, max_seqlen_q >= 128,
-// >= 64 query rows per sequence on average, a grid of at least one CTA per SM, TMA-legal strides and pages):
-//   H01  bf16 d128 causal, paged 16, 8 x 4096, GQA 4          -> kseek_fa3_ws_bf16_d128 (4-D paged K/V maps)
-//   H02  bf16 d128 causal, paged 32, ragged (RP), GQA 7       -> kseek_fa3_ws_bf16_d128 (varlen: stage (b) row, but
-//                                                                 nothing in it is outside this path)
-//   H03  bf16 d128 causal, paged 16, 1 x 32768                -> kseek_fa3_ws_bf16_d128
-//   H04  fp16 d128 causal, paged 16, 4 x 4096, MHA            -> kseek_fa3_ws_fp16_d128
-//   H24  fp16 d64 non-causal, non-paged, 64 x 1500            -> kseek_fa3_ws_fp16_d64 (3-D K/V maps, OOB tail)
-//   H26  bf16 d128 causal, paged 128, (8192 q, 65536 k), MQA  -> kseek_fa3_ws_bf16_d128 (one box per page slice)
-// Declined (seed unchanged): H05/H06 sinks, H07/H08 softcap, H09 window, H10 d96, H11 d192/128, H12/H13 fp8,
-// H14-H21 and H25 decode/mixed (few rows per sequence), H22 (suffix is decode; the prefix call, 256 x 32768, has a
-// grid of 64 CTAs and stays on the seed's split-KV), H23 d80. d256 kernels exist behind KSEEK_FA3_WS_WITH_D256 (off:
-// no case-study row reaches them, both d256 rows have softcap); with it off, d256 stays on the seed.
+// ws::make_ws_plan's rules (16-bit, d == dv with d in [64, 256] and a multiple of 8, no q_v or spans, softcap only on
+// the d256 kernels, max_seqlen_q >= 128, >= 64 query rows per sequence on average, a grid of at least one CTA per SM,
+// TMA-legal strides and pages):
+//   H01-H04, H26  bf16/fp16 d128 causal, paged, GQA/MHA/MQA, varlen (H02) -> kseek_fa3_ws_{bf16,fp16}_d128
+//   H05, H06      bf16 d64 causal with sinks; H06 with a 128-key window  -> kseek_fa3_ws_bf16_d64
+//   H07, H08      bf16 d256 causal, softcap 50; H08 with a 4096-key window -> kseek_fa3_ws_bf16_d256
+//   H09           bf16 d128 causal, 4096-key window                       -> kseek_fa3_ws_bf16_d128
+//   H10, H23      bf16 d96 causal / d80 non-causal varlen: the d128 kernel, TMA zero-fills the padded channels
+//   H24           fp16 d64 non-causal, non-paged, 64 x 1500                -> kseek_fa3_ws_fp16_d64 (OOB tail)
+// Declined (seed unchanged): H11 d192/dv128, H12/H13 fp8, H14-H21 and H25 decode/mixed (few rows per sequence), H22
+// (suffix is decode; the prefix call, 256 x 32768, has a grid of 64 CTAs and stays on the seed's split-KV).
 //
-// Riskiest assumptions, to check first on the GPU (cheapest first):
-//   1. The P V wgmma reads V MN-major (imm-trans-b = 1) with LBO = bytes between 64-column slabs and SBO = 1024.
-//      If d128/d256 fail while d64 passes, flip ws::kPvPerHalf (one m64n64 wgmma per slab, LBO unused).
-//   2. TMA 128B swizzle of a box landing on a 1024-byte-aligned slab equals the wgmma 128B-swizzle K-major layout,
-//      including paged boxes of 16 rows stacked inside one slab (every box starts on a 1024-byte atom).
-//   3. Out-of-bounds TMA rows (last sequence's tail past total_k / total_q) are zero-filled AND counted in the
-//      complete_tx bytes; otherwise the ring hangs on H24 (non-paged, 1500 keys).
-//   4. setmaxnreg: ptxas must give the kernels the full 168 launch registers (see README), else inc 240 can hang.
-//   5. Causal tile count and the diagonal mask with bottom-right alignment when sk != sq (H26: 8192 x 65536).
-//   6. wgmma.wait_group 1 retires the S group (issued first) before the P V group (issued second).
+// Assumptions the GPU runs confirmed (keep them in mind when changing the layouts): the P V wgmma reads V MN-major
+// with LBO = bytes between 64-column slabs; TMA's 128B swizzle on 1024-byte-aligned slabs is wgmma's K-major
+// layout, paged boxes of 16 rows included; out-of-bounds TMA rows and columns are zero-filled and counted in
+// complete_tx; setmaxnreg 240/24 with 168 launch registers; wgmma.wait_group 1 retires the S group first.
 #include <kseek/attention/problem.h>
 #include <kseek/attention/problem_features.h>
 #include <kseek/device/launch_plan.h>
@@ -1113,9 +1106,18 @@ static_assert(65536 / kThreads >= 168, "the launch register count (<= 65536 / 38
 // halves of V) or as d/64 m64n64k16 wgmmas (no LBO). Both are compiled the same way; flip if d > 64 fails.
 constexpr bool kPvPerHalf = false;
 
+// Ping-pong (FlashAttention-3 paper, section 3.1): the two consumer warpgroups take turns issuing their wgmmas, so one
+// warpgroup's softmax runs while the other's GEMMs hold the tensor cores. Named barrier kTurnBarrier + wg means "wg
+// may issue": each issue is bracketed by a sync on the warpgroup's own barrier and an arrive on the other's.
+constexpr bool kPingPong = true;
+constexpr u32 kTurnBarrier = 1;  // ids 1 and 2 (0 is __syncthreads)
+
 // kD_: head dim (== dv). kBN_: keys per tile (the S wgmma N). kStages_: K/V ring depth. kF16_: fp16 (else bf16).
-template <int kD_, int kBN_, int kStages_, bool kF16_>
+// kCap_: the kernel applies a softcap when the problem has one (else the plan declines softcapped problems for it):
+// the tanh in the d128 loop cost 8-16 bytes of spills (ptxas, 168/240 registers), so only the d256 kernels carry it.
+template <int kD_, int kBN_, int kStages_, bool kF16_, bool kCap_>
 struct Config {
+  static constexpr bool kCap = kCap_;
   static constexpr int kD = kD_;
   static constexpr int kBN = kBN_;
   static constexpr int kStages = kStages_;
@@ -1142,7 +1144,8 @@ struct alignas(1024) Smem {
   alignas(8) u64 full_q;                // Q landed (tx-count barrier, one producer arrival)
   alignas(8) u64 full_k[C::kStages];    // K tile of a slot landed
   alignas(8) u64 full_v[C::kStages];    // V tile of a slot landed
-  alignas(8) u64 empty[C::kStages];     // every consumer warp finished reading a slot (K and V)
+  alignas(8) u64 empty_k[C::kStages];   // every consumer warp's S wgmma finished reading a slot's K
+  alignas(8) u64 empty_v[C::kStages];   // every consumer warp's P V wgmma finished reading a slot's V
 };
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -1212,6 +1215,15 @@ template <int kRegs>
 __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
+// PTX ISA: bar.sync / bar.arrive (#parallel-synchronization-and-communication-instructions-bar-barrier): named
+// barrier `id` completes once `count` threads arrived; bar.arrive counts without waiting. Id 0 is __syncthreads.
+__device__ __forceinline__ void named_bar_sync(u32 id, u32 count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(u32 id, u32 count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 // PTX ISA: wgmma.fence (#asynchronous-warpgroup-level-matrix-instructions-wgmma-fence): orders this warpgroup's
 // register writes (O rescale, P packing) before the wgmma that reads them.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -1354,20 +1366,47 @@ struct Work {
   int sk, k_start;   // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
   int row0;          // first query row (within the sequence) of this CTA
   int shift;         // sk - sq: bottom-right causal alignment
-  int n_tiles;       // key tiles this CTA visits: 0 .. n_tiles - 1, processed from the last one down
+  int wl, wr;        // window edges as problem.h states them (-1: none); wr is 0 under causal
+  int t_first;       // first key tile this CTA visits (window: the tile of the first row's first key)
+  int n_tiles;       // key tiles this CTA visits: t_first .. t_first + n_tiles - 1, processed from the last one down
+  // Key tile of visit t (0 = the first visited, the last tile).
+  __device__ __forceinline__ int tile_of(int t) const { return t_first + n_tiles - 1 - t; }
 };
 
-// One past the last key row i may see (no window: the causal edge, or sk).
-__device__ __forceinline__ int row_key_end(int i, const Work& w, int causal) {
-  if (!causal) return w.sk;
-  const int hi = i + w.shift + 1;
-  return hi < 0 ? 0 : (hi > w.sk ? w.sk : hi);
-}
+// First key row i may see, and one past the last (problem.h's mask: bottom-right aligned window, causal = window
+// right edge 0); both clamped to [0, sk]. Both are non-decreasing in i, which the tile bounds below rely on.
+__device__ __forceinline__ int row_key_begin(int i, const Work& w) { return visible_lo(i, w.shift, w.wl); }
+__device__ __forceinline__ int row_key_end(int i, const Work& w) { return visible_hi(i, w.shift, w.wr, w.sk); }
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Producer: one warp. Lane 0 arms each barrier with the bytes of its tile; the lanes then issue the boxes (paged: one
 // lane per page slice of the tile, each looking up its own block_table entry).
 // ---------------------------------------------------------------------------------------------------------------------
+template <class C>
+__device__ __forceinline__ void load_kv_tile(u16 (&dst)[C::kHalves][C::kBN][kSwizzleCols], const void* map, u32 full,
+                                             u32 empty, int t, int round, const Work& w, bool paged, int row,
+                                             int boxes, int rpb, int in_page, int page) {
+  const int lane = threadIdx.x & 31;
+  // WAR on the ring slot: every consumer warp has finished reading round - 1 of this slot before TMA overwrites it
+  // (their releases completed phase round - 1 of `empty`).
+  if (t >= C::kStages) mbar_wait(empty, static_cast<u32>((round - 1) & 1));
+  if (lane == 0) mbar_arrive_expect_tx(full, C::kKVBytes);
+  __syncwarp();  // the barrier is armed (arrival + expected bytes) before any lane's box can complete on it
+  if (paged) {  // one lane per page slice of the tile
+    if (lane < boxes) {
+#pragma unroll
+      for (int hf = 0; hf < C::kHalves; ++hf) {
+        tma_load_4d(smem_u32(&dst[hf][lane * rpb][0]), map, full, hf * kSwizzleCols, w.kvh, in_page, page);
+      }
+    }
+  } else if (lane == 0) {
+#pragma unroll
+    for (int hf = 0; hf < C::kHalves; ++hf) {
+      tma_load_3d(smem_u32(&dst[hf][0][0]), map, full, hf * kSwizzleCols, w.kvh, row);
+    }
+  }
+}
+
 template <class C>
 __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Work& w) {
   const AttentionProblem& pr = args.problem;
@@ -1396,12 +1435,7 @@ __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Wor
   for (int t = 0; t < w.n_tiles; ++t) {
     const int stage = t % C::kStages;
     const int round = t / C::kStages;
-    const int n = w.n_tiles - 1 - t;
-    if (t >= C::kStages) {
-      // WAR on the ring slot: every consumer warp has finished its wgmmas on round - 1 of this slot before TMA
-      // overwrites it (that release completed phase round - 1 of empty[stage]).
-      mbar_wait(smem_u32(&sm.empty[stage]), static_cast<u32>((round - 1) & 1));
-    }
+    const int n = w.tile_of(t);
     int page = 0, in_page = 0;
     if (pr.paged && lane < boxes) {
       int key = n * C::kBN + lane * rpb;
@@ -1410,35 +1444,14 @@ __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Wor
       in_page = key - col * pr.block_size;
       page = table_row[col];
     }
-    const u32 full_k = smem_u32(&sm.full_k[stage]);
-    const u32 full_v = smem_u32(&sm.full_v[stage]);
-    if (lane == 0) {
-      mbar_arrive_expect_tx(full_k, C::kKVBytes);
-      mbar_arrive_expect_tx(full_v, C::kKVBytes);
-    }
-    __syncwarp();  // both barriers are armed (arrival + expected bytes) before any lane's box can complete on them
-    if (pr.paged) {
-      if (lane < boxes) {
-#pragma unroll
-        for (int hf = 0; hf < C::kHalves; ++hf) {
-          tma_load_4d(smem_u32(&sm.k[stage][hf][lane * rpb][0]), map_k, full_k, hf * kSwizzleCols, w.kvh, in_page, page);
-        }
-#pragma unroll
-        for (int hf = 0; hf < C::kHalves; ++hf) {
-          tma_load_4d(smem_u32(&sm.v[stage][hf][lane * rpb][0]), map_v, full_v, hf * kSwizzleCols, w.kvh, in_page, page);
-        }
-      }
-    } else if (lane == 0) {
-      const int row = w.k_start + n * C::kBN;
-#pragma unroll
-      for (int hf = 0; hf < C::kHalves; ++hf) {
-        tma_load_3d(smem_u32(&sm.k[stage][hf][0][0]), map_k, full_k, hf * kSwizzleCols, w.kvh, row);
-      }
-#pragma unroll
-      for (int hf = 0; hf < C::kHalves; ++hf) {
-        tma_load_3d(smem_u32(&sm.v[stage][hf][0][0]), map_v, full_v, hf * kSwizzleCols, w.kvh, row);
-      }
-    }
+    // K and V of a slot are released apart: K when the S wgmma that read it retired (mid-iteration), V when its P V
+    // did (end of the next iteration). One joint release made every K load wait for the P V of two tiles back, which
+    // left the consumers waiting on K at the top of each iteration with a 2-deep ring.
+    const int row = w.k_start + n * C::kBN;
+    load_kv_tile<C>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]), smem_u32(&sm.empty_k[stage]), t, round, w, pr.paged,
+                    row, boxes, rpb, in_page, page);
+    load_kv_tile<C>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]), smem_u32(&sm.empty_v[stage]), t, round, w, pr.paged,
+                    row, boxes, rpb, in_page, page);
   }
 }
 
@@ -1480,28 +1493,49 @@ __device__ __forceinline__ void issue_pv(float (&o)[C::kORegs], const u32 (&p)[C
   }
 }
 
-// Masks S (keys at or past each row's end become -inf) for a tile that reaches past the first row's end.
+// Masks S (keys outside each row's [begin, end) become -inf) for a tile that crosses some row's edge.
 template <class C>
-__device__ __forceinline__ void mask_tile(float (&s)[C::kSRegs], int n, int tok0, const Work& w, int causal) {
+__device__ __forceinline__ void mask_tile(float (&s)[C::kSRegs], int n, int tok0, const Work& w) {
   const int t4 = threadIdx.x & 3;
 #pragma unroll
   for (int hf = 0; hf < 2; ++hf) {
-    const int end = row_key_end(tok0 + 8 * hf, w, causal);
+    const int begin = row_key_begin(tok0 + 8 * hf, w), end = row_key_end(tok0 + 8 * hf, w);
 #pragma unroll
     for (int i = 0; i < C::kBN / 8; ++i)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int key = n * C::kBN + 8 * i + 2 * t4 + e;
-        if (key >= end) s[4 * i + 2 * hf + e] = neg_inf();
+        if (key < begin || key >= end) s[4 * i + 2 * hf + e] = neg_inf();
       }
   }
 }
 
+// Softcap (problem.h: logit = cap * tanh(scale * s / cap)): s becomes tanh(s * cap_in); exp_mult (cap * log2 e)
+// then maps it to base-2 logits, as scale * log2 e does without a cap.
+template <class C>
+__device__ __forceinline__ void softcap_tile(float (&s)[C::kSRegs], float cap_in) {
+#pragma unroll
+  for (int i = 0; i < C::kSRegs; ++i) s[i] = tanh_abs_accurate(s[i] * cap_in);
+}
+
+// S of one tile after its wgmma retired: softcap (a CTA-uniform branch), then the edge mask where the tile crosses a
+// row's visible range.
+template <class C>
+__device__ __forceinline__ void shape_scores(float (&s)[C::kSRegs], int n, int tok0, const Work& w, float cap_in,
+                                             int unmasked_from, int unmasked_to) {
+  if constexpr (C::kCap) {
+    if (cap_in != 0.0f) softcap_tile<C>(s, cap_in);
+  }
+  if (n * C::kBN < unmasked_from || n * C::kBN + C::kBN > unmasked_to) mask_tile<C>(s, n, tok0, w);
+}
+
 // Online softmax on one S tile, in place (S becomes P): m and l per row (2 rows per thread, a row spread over a quad),
-// alpha = 2^((m_old - m_new) * scale) returned for the O rescale. p = 2^(s * scale_log2 - m * scale_log2).
+// alpha = 2^((m_old - m_new) * exp_mult) returned for the O rescale. p = 2^(s * exp_mult - m * exp_mult); exp_mult
+// maps the units of s (raw dot products, or tanh values under a softcap) to base-2 logits.
 template <class C>
 __device__ __forceinline__ void softmax_tile(float (&s)[C::kSRegs], float (&m_run)[2], float (&l_run)[2],
-                                             float (&alpha)[2], float scale_log2) {
+                                             float (&alpha)[2], float exp_mult) {
+  const float scale_log2 = exp_mult;
 #pragma unroll
   for (int hf = 0; hf < 2; ++hf) {
     float mx = neg_inf();
@@ -1539,6 +1573,16 @@ __device__ __forceinline__ void pack_p(const float (&s)[C::kSRegs], u32 (&p)[C::
   }
 }
 
+// Turn taking for ping-pong: wait for this warpgroup's turn to issue, and hand the turn to the other one. Both
+// warpgroups of a CTA issue the same number of batches (n_tiles + 1), so warpgroup 1's first hand-over (before its
+// first batch) and its skipped last one keep every barrier phase complete when the CTA exits.
+__device__ __forceinline__ void turn_wait(int wgc) {
+  if constexpr (kPingPong) named_bar_sync(kTurnBarrier + wgc, 2 * kWGThreads);
+}
+__device__ __forceinline__ void turn_pass(int wgc) {
+  if constexpr (kPingPong) named_bar_arrive(kTurnBarrier + (wgc ^ 1), 2 * kWGThreads);
+}
+
 // Consumer warpgroup wgc (0 or 1): rows row0 + 64 wgc .. + 63 of the CTA.
 template <class C>
 __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Work& w, int wgc) {
@@ -1546,10 +1590,13 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
   const int lane = threadIdx.x & 31, warp_in_wg = (threadIdx.x >> 5) & 3;
   const int g = lane >> 2, t4 = lane & 3;
   const int tok0 = w.row0 + wgc * kRowsPerWG + warp_in_wg * 16 + g;  // this thread's rows: tok0 and tok0 + 8
-  const int causal = pr.causal;
-  const float scale_log2 = pr.softmax_scale * kLog2e;
-  // Tiles ending at or before the first row of this warpgroup's end need no mask (row ends grow with the row).
-  const int unmasked_to = row_key_end(w.row0 + wgc * kRowsPerWG, w, causal);
+  const bool use_softcap = pr.softcap > 0.0f;
+  const float cap_in = use_softcap ? pr.softmax_scale / pr.softcap : 0.0f;
+  const float exp_mult = use_softcap ? pr.softcap * kLog2e : pr.softmax_scale * kLog2e;  // s units -> base-2 logits
+  // A tile inside [begin of this warpgroup's last row, end of its first row) needs no mask (both edges grow with the
+  // row); rows past the sequence only make the range narrower.
+  const int unmasked_from = row_key_begin(w.row0 + wgc * kRowsPerWG + kRowsPerWG - 1, w);
+  const int unmasked_to = row_key_end(w.row0 + wgc * kRowsPerWG, w);
 
   float o[C::kORegs];
 #pragma unroll
@@ -1562,44 +1609,54 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
   mbar_wait(smem_u32(&sm.full_q), 0u);
 
   if (w.n_tiles > 0) {
+    if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
     // ---- tile 0 (the last key tile): S, mask, softmax; its P V is issued together with tile 1's S ---------------
     {
-      const int n = w.n_tiles - 1;
+      const int n = w.tile_of(0);
       mbar_wait(smem_u32(&sm.full_k[0]), 0u);  // RAW on K: slot 0, round 0 landed
+      turn_wait(wgc);
       wgmma_fence();
       issue_qk<C>(s, sm, 0, wgc);
       wgmma_commit();
+      turn_pass(wgc);
       wgmma_wait<0>();
       fence_regs(s);
-      if (n * C::kBN + C::kBN > unmasked_to) mask_tile<C>(s, n, tok0, w, causal);
+      __syncwarp();
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_k[0]));  // WAR on K of slot 0: this warp's S wgmma is done
+      shape_scores<C>(s, n, tok0, w, cap_in, unmasked_from, unmasked_to);
       float alpha[2];
-      softmax_tile<C>(s, m_run, l_run, alpha, scale_log2);
+      softmax_tile<C>(s, m_run, l_run, alpha, exp_mult);
       pack_p<C>(s, p);
     }
     // ---- steady state: S_t and P_{t-1} V_{t-1} in flight together; softmax of S_t overlaps the P V ----------------
 #pragma unroll 1
     for (int t = 1; t < w.n_tiles; ++t) {
       const int stage = t % C::kStages, prev = (t - 1) % C::kStages;
-      const int n = w.n_tiles - 1 - t;
+      const int n = w.tile_of(t);
       mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on K of tile t
+      mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((t - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
+      turn_wait(wgc);  // both operands have landed: a turn is never held waiting for memory
       wgmma_fence();  // P packing and the O rescale (plain register writes) are ordered before these wgmmas
       issue_qk<C>(s, sm, stage, wgc);
       wgmma_commit();
-      mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((t - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
       wgmma_fence();  // ptxas injected this itself (C7519) when only the fence above S was written
       issue_pv<C>(o, p, sm, prev);
       wgmma_commit();
+      turn_pass(wgc);
       wgmma_wait<1>();  // S_t is complete (groups retire in order); P V may still run
       fence_regs(s);
-      if (n * C::kBN + C::kBN > unmasked_to) mask_tile<C>(s, n, tok0, w, causal);
+      __syncwarp();
+      // WAR on K of slot `stage`: this warp's S wgmma no longer reads it (8 warp arrivals complete the phase).
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_k[stage]));
+      shape_scores<C>(s, n, tok0, w, cap_in, unmasked_from, unmasked_to);
       float alpha[2];
-      softmax_tile<C>(s, m_run, l_run, alpha, scale_log2);
-      wgmma_wait<0>();  // P_{t-1} V_{t-1} complete: O may be read, P's registers reused, slot prev released
+      softmax_tile<C>(s, m_run, l_run, alpha, exp_mult);
+      wgmma_wait<0>();  // P_{t-1} V_{t-1} complete: O may be read, P's registers reused
       fence_regs(o);
       fence_regs(p);
       __syncwarp();
-      // WAR on slot prev: this warp's wgmmas no longer read its K or V (8 warp arrivals complete the phase).
-      if (lane == 0) mbar_arrive(smem_u32(&sm.empty[prev]));
+      // WAR on V of slot prev: this warp's P V wgmma no longer reads it.
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_v[prev]));
 #pragma unroll
       for (int i = 0; i < C::kD / 8; ++i) {
         o[4 * i + 0] *= alpha[0];
@@ -1614,9 +1671,11 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
       const int t = w.n_tiles - 1;
       const int stage = t % C::kStages;
       mbar_wait(smem_u32(&sm.full_v[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on V of the last tile
+      turn_wait(wgc);
       wgmma_fence();
       issue_pv<C>(o, p, sm, stage);
       wgmma_commit();
+      if (wgc == 0) turn_pass(wgc);  // warpgroup 1's last batch hands over nothing: no one would take the turn
       wgmma_wait<0>();
       fence_regs(o);
       fence_regs(p);
@@ -1636,15 +1695,25 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
     const int tok = tok0 + 8 * hf;
     if (tok >= w.sq) continue;  // rows past the sequence (or Q) were computed on other or zero rows: never stored
     const i64 qrow = static_cast<i64>(w.q_start) + tok;
-    const float factor = l > 0.0f ? fast_rcp(l) : 0.0f;
+    // m in base-2 logits; a sink (problem.h: one more logit per head, no value row) joins the denominator only.
+    const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
+    float big = m_post, sum = l, o_mult = 1.0f;
+    if (pr.has_sinks) {
+      const float sink2 = pr.sinks[w.h] * kLog2e;
+      big = fmaxf(m_post, sink2);
+      o_mult = fast_exp2(m_post - big);
+      sum = l * o_mult + fast_exp2(sink2 - big);
+    }
+    const float factor = sum > 0.0f ? o_mult * fast_rcp(sum) : 0.0f;
     const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
 #pragma unroll
     for (int i = 0; i < C::kD / 8; ++i) {
+      if (8 * i + 2 * t4 >= pr.head_dim_v) continue;  // padded channels (d 80, 96 on the d128 kernel) are zeros
       store_out_pair(pr.o, base + 8 * i + 2 * t4, o[4 * i + 2 * hf] * factor, o[4 * i + 2 * hf + 1] * factor,
                      pr.dtype_o, pair_ok);
     }
     if (pr.return_lse && t4 == 0) {
-      const float lse2 = l > 0.0f ? m_run[hf] * scale_log2 + fast_log2(l) : neg_inf();
+      const float lse2 = sum > 0.0f ? big + fast_log2(sum) : neg_inf();
       pr.lse[static_cast<i64>(w.h) * pr.lse_head_stride + qrow] = lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
     }
   }
@@ -1670,9 +1739,14 @@ __device__ __forceinline__ void forward(const Args& args) {
   w.sk = pr.seqused_k ? pr.seqused_k[w.b] : pr.cu_seqlens_k[w.b + 1] - pr.cu_seqlens_k[w.b];
   w.k_start = pr.paged ? 0 : pr.cu_seqlens_k[w.b];
   w.shift = w.sk - w.sq;
+  w.wl = pr.window_left;
+  w.wr = pr.causal ? 0 : pr.window_right;
   const int last_row = (w.row0 + kBM < w.sq ? w.row0 + kBM : w.sq) - 1;
-  const int key_end = row_key_end(last_row, w, pr.causal);  // causal block skipping: nothing past the last row's end
-  w.n_tiles = (key_end + C::kBN - 1) / C::kBN;
+  // Block skipping: nothing past the last row's end (causal) or before the first row's begin (window).
+  const int key_begin = row_key_begin(w.row0, w);
+  const int key_end = row_key_end(last_row, w);
+  w.t_first = key_begin / C::kBN;
+  w.n_tiles = key_end > key_begin ? (key_end + C::kBN - 1) / C::kBN - w.t_first : 0;
 
   if (threadIdx.x == 0) {
     mbar_init(smem_u32(&sm.full_q), 1);
@@ -1680,7 +1754,8 @@ __device__ __forceinline__ void forward(const Args& args) {
     for (int st = 0; st < C::kStages; ++st) {
       mbar_init(smem_u32(&sm.full_k[st]), 1);
       mbar_init(smem_u32(&sm.full_v[st]), 1);
-      mbar_init(smem_u32(&sm.empty[st]), kConsumerWarps);
+      mbar_init(smem_u32(&sm.empty_k[st]), kConsumerWarps);
+      mbar_init(smem_u32(&sm.empty_v[st]), kConsumerWarps);
     }
     fence_barrier_init();
   }
@@ -1762,34 +1837,25 @@ extern "C" __global__ void __launch_bounds__(128)
 }
 
 // =====================================================================================================================
-// Stage (a) kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0).
+// Hopper kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0), softcap (1).
 // d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
-// 2 stages (Q 64 KiB + K/V 128 KiB).
+// 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
 // =====================================================================================================================
-// d256 is off by default: no case-study row reaches it (both d256 rows carry softcap, stage (b)) and its two kernels
-// add ~15 s of ptxas to a build that must stay under the plugin's 300 s cap. Set to 1 to compile them (nvcc -Xptxas -v:
-// 168 registers, no spills, like the others).
-#define KSEEK_FA3_WS_WITH_D256 0
-#if KSEEK_FA3_WS_WITH_D256
-#define KSEEK_FA3_WS_D256_KERNELS(X) \
-  X(bf16_d256, 256, 64, 2, 0)        \
-  X(fp16_d256, 256, 64, 2, 1)
-#else
-#define KSEEK_FA3_WS_D256_KERNELS(X)
-#endif
-#define KSEEK_FA3_WS_KERNELS(X)  \
-  X(bf16_d64, 64, 128, 3, 0)     \
-  X(fp16_d64, 64, 128, 3, 1)     \
-  X(bf16_d128, 128, 128, 2, 0)   \
-  X(fp16_d128, 128, 128, 2, 1)   \
-  KSEEK_FA3_WS_D256_KERNELS(X)
+#define KSEEK_FA3_WS_KERNELS(X)   \
+  X(bf16_d64, 64, 128, 3, 0, 0)   \
+  X(fp16_d64, 64, 128, 3, 1, 0)   \
+  X(bf16_d128, 128, 128, 2, 0, 0) \
+  X(fp16_d128, 128, 128, 2, 1, 0) \
+  X(bf16_d256, 256, 64, 2, 0, 1)  \
+  X(fp16_d256, 256, 64, 2, 1, 1)
 
-#define KSEEK_FA3_WS_CFG(D, BN, ST, F16) ::kseek::plugins::attention_fa3::seed::ws::Config<D, BN, ST, (F16) != 0>
+#define KSEEK_FA3_WS_CFG(D, BN, ST, F16, CAP) \
+  ::kseek::plugins::attention_fa3::seed::ws::Config<D, BN, ST, (F16) != 0, (CAP) != 0>
 
-#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, BN, ST, F16)                                                        \
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, BN, ST, F16, CAP)                                                   \
   extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)            \
       kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
-    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, BN, ST, F16)>(args);                    \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, BN, ST, F16, CAP)>(args);               \
   }
 
 KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
@@ -1862,13 +1928,18 @@ struct WsChoice {
   unsigned smem;
 };
 
-__device__ __forceinline__ bool choose_ws_kernel(int d, bool f16, WsChoice& out) {
-#define KSEEK_FA3_WS_MATCH(ename, D, BN, ST, F16)                                   \
-  if (d == D && f16 == ((F16) != 0)) {                                              \
-    out.name = "kseek_fa3_ws_" #ename;                                              \
-    out.bn = BN;                                                                    \
-    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, BN, ST, F16)>)) + 1024u; \
-    return true;                                                                    \
+// The kernel for head dim d (== dv): the smallest of 64, 128, 256 that holds it. A d between two (80, 96: the d128
+// kernel) reads its Q/K/V boxes past d, which TMA fills with zeros (bytes still counted by complete_tx), so S and O
+// are exact and the padded channels are never stored; the cost is the padding's share of the wgmma work.
+__device__ __forceinline__ bool choose_ws_kernel(int d, bool f16, bool softcap, WsChoice& out) {
+  if (d <= 0 || d % 8 != 0 || d > 256 || (d < 64)) return false;  // d < 64 would ask for a box wider than the tensor
+  const int padded = d <= 64 ? 64 : (d <= 128 ? 128 : 256);
+#define KSEEK_FA3_WS_MATCH(ename, D, BN, ST, F16, CAP)                                          \
+  if (padded == D && f16 == ((F16) != 0) && (!softcap || (CAP) != 0)) {                         \
+    out.name = "kseek_fa3_ws_" #ename;                                                          \
+    out.bn = BN;                                                                                \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, BN, ST, F16, CAP)>)) + 1024u; \
+    return true;                                                                                \
   }
   KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_MATCH)
 #undef KSEEK_FA3_WS_MATCH
@@ -1900,13 +1971,12 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   if (pr.dtype_o != attention::kDTypeBF16 && pr.dtype_o != attention::kDTypeFP16 && pr.dtype_o != attention::kDTypeFP32)
     return false;
   if (pr.head_dim != pr.head_dim_v) return false;
-  if (pr.has_q_v || pr.has_sinks || pr.softcap != 0.0f || pr.num_spans != 0) return false;       // stage (b)
-  if (pr.window_left >= 0 || (!pr.causal && pr.window_right >= 0)) return false;                  // stage (b)
-  if (!(pr.softmax_scale > 0.0f)) return false;
+  if (pr.has_q_v || pr.num_spans != 0) return false;  // q_v (MLA) and bidirectional spans stay on the seed
+  if (!(pr.softmax_scale > 0.0f) || pr.softcap < 0.0f) return false;
   // Prefill only: decode-like and mixed batches (few query rows per sequence) stay on the seed's split-KV tilings.
   if (pr.max_seqlen_q < kBM || static_cast<i64>(pr.total_q) < static_cast<i64>(pr.batch) * (kBM / 2)) return false;
   WsChoice wc{};
-  if (!choose_ws_kernel(pr.head_dim, pr.dtype_qkv == attention::kDTypeFP16, wc)) return false;
+  if (!choose_ws_kernel(pr.head_dim, pr.dtype_qkv == attention::kDTypeFP16, pr.softcap > 0.0f, wc)) return false;
   // TMA: every global stride a multiple of 16 bytes (8 16-bit elements); boxes of at most 256 rows.
   if (!strides_16b(pr.q_row_stride, pr.q_head_stride, 0)) return false;
   if (!strides_16b(pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0)) return false;
