@@ -243,11 +243,13 @@ TEST(BuildThreads, ExplicitCountWinsThenTheEnvironmentThenTheCores) {
   ::unsetenv("KSEEK_BUILD_THREADS");
 }
 
-TEST(BuildPipelineChoice, WholeUnlessAskedAndPerKernelOnlyWhereNvrtcsOwnBackEndIsNotNeeded) {
+TEST(BuildPipelineChoice, PerKernelUnlessAskedOrWhereNvrtcsOwnBackEndIsNeeded) {
   ASSERT_TRUE(find_ptxas()) << "this test needs the toolkit's ptxas";
   ::unsetenv("KSEEK_BUILD_PIPELINE");
   CompileRequest request;
-  EXPECT_EQ(build_pipeline(request), BuildPipeline::kWholeProgram) << "whole until a GPU has run a per-kernel cubin";
+  EXPECT_EQ(build_pipeline(request), BuildPipeline::kPerKernel) << "per kernel by default";
+  ::setenv("KSEEK_BUILD_PIPELINE", "whole", 1);
+  EXPECT_EQ(build_pipeline(request), BuildPipeline::kWholeProgram) << "KSEEK_BUILD_PIPELINE=whole opts out";
   ::setenv("KSEEK_BUILD_PIPELINE", "per-kernel", 1);
   EXPECT_EQ(build_pipeline(request), BuildPipeline::kPerKernel);
   request.options = {"-DX=1", "-UY", "--include-path=/usr/local/cuda/include"};  // the toolkit headers' option

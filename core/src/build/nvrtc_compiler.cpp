@@ -109,12 +109,11 @@ int build_threads(int requested) {
 BuildPipeline build_pipeline(const CompileRequest& request) {
   BuildPipeline chosen = request.pipeline;
   if (chosen == BuildPipeline::kDefault) {
-    // Whole-program by default until a per-kernel cubin has been loaded and run on a GPU: on the development host its
-    // kernels match the whole build's resources, but no GPU has run one yet (docs/benchmarks.md, "Build: parallel
-    // back end"). KSEEK_BUILD_PIPELINE=per-kernel opts in.
+    // Per kernel by default since its cubins ran on an H200 (2026-12-02: the attention seed and three candidates, every
+    // scenario PASSED; docs/benchmarks.md, "Build: parallel back end"). KSEEK_BUILD_PIPELINE=whole opts out.
     const char* env = std::getenv("KSEEK_BUILD_PIPELINE");
-    chosen = env != nullptr && std::string_view(env) == "per-kernel" ? BuildPipeline::kPerKernel
-                                                                      : BuildPipeline::kWholeProgram;
+    chosen = env != nullptr && std::string_view(env) == "whole" ? BuildPipeline::kWholeProgram
+                                                                 : BuildPipeline::kPerKernel;
   }
   if (chosen == BuildPipeline::kWholeProgram) return chosen;
   if (request.arch.rfind("sm_", 0) != 0) return BuildPipeline::kWholeProgram;  // ptxas needs a real architecture
