@@ -502,10 +502,12 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   auto prefill = plan_reference(h03, 132);
   ASSERT_TRUE(prefill.ok()) << prefill.error().message;
   EXPECT_EQ(prefill->heads_per_tile, 4);
-  // As many rows as the P.V sums in registers allow: 128 channels x (4 x 8) / 4 units = 1024 = 256 threads x 4.
+  // As many rows as one P.V tile per thread allows: (4 x 8) query vectors x 128 channels / (4 x 4) = 256 threads.
   EXPECT_EQ(prefill->rows_per_tile, 8);
-  EXPECT_EQ(prefill->rows_per_tile * prefill->heads_per_tile * 128 / device::kQueriesPerGroup,
-            device::kReferenceThreads * device::kMaxUnitsPerThread);
+  EXPECT_EQ(prefill->rows_per_tile * prefill->heads_per_tile * 128 / (device::kPvTileQueries * device::kPvTileChannels),
+            device::kReferenceThreads);
+  // At most one score tile (4 query vectors x 4 keys) per thread, 32 x 128 keys; 112 KiB hold 116 keys at d128.
+  EXPECT_EQ(prefill->chunk, 116);
   EXPECT_EQ(prefill->splits, 1);
   EXPECT_EQ(prefill->tiles.size(), 2u * 32768 / 8);
 

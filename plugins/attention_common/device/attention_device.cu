@@ -1,6 +1,7 @@
 // The attention plugins' own device code: input generation and the two references (fp32 gold, same precision),
 // launched by the plugins through DeviceHost. It must never be offered to a candidate, never include a system or
-// toolkit header (kseek's NVRTC offers none), and favour being obviously right over being fast.
+// toolkit header (kseek's NVRTC offers none), and never trade what the references compute for speed: the tiling may
+// change summation orders (stated where it does), never which values are summed or how they are rounded.
 #include <kseek/attention/problem.h>
 
 #include "attention_device_params.h"
@@ -24,7 +25,9 @@ constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kFp8Unit = 8.0f;
 constexpr float kFp16Limit = 60000.0f;  // generated values stay finite in fp16 whatever the draw
 
-static_assert(kThreads % 32 == 0 && kMaxQueries % kQueriesPerGroup == 0, "whole warps, whole query groups");
+static_assert(kThreads % 32 == 0 && kMaxQueries % kPvTileQueries == 0, "whole warps, whole P.V tiles");
+static_assert(kPvTileQueries % kScoreTileQueries == 0, "padded queries are whole score tiles too");
+static_assert(kScoreTileKeys == 4 && kPvTileChannels == 4, "tiles are read as float4");
 
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 
@@ -296,7 +299,7 @@ __device__ TileWork tile_work(const ReferenceParams& rp) {
   w.heads_here = group - head_tile * rp.heads_per_tile < rp.heads_per_tile ? group - head_tile * rp.heads_per_tile
                                                                             : rp.heads_per_tile;
   w.queries = rp.rows_per_tile * rp.heads_per_tile;
-  w.padded_queries = round_up4(w.queries);
+  w.padded_queries = padded_queries(w.queries);
   w.q_start = p.cu_seqlens_q[w.b];
   w.sq = p.cu_seqlens_q[w.b + 1] - w.q_start;
   w.sk = p.seqused_k != nullptr ? p.seqused_k[w.b] : p.cu_seqlens_k[w.b + 1] - p.cu_seqlens_k[w.b];
@@ -414,64 +417,220 @@ __device__ void chunk_offsets(const ReferenceParams& rp, const TileWork& w, cons
   }
 }
 
-// Fills kv[j][0, width) for every row of the chunk: K (then V when q_v joins the logit) or V alone; rows past
-// `count` are zero so that 0 * row never meets a stale non-finite value.
-__device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int count, bool keys) {
-  const AttentionProblem& p = rp.problem;
-  const int d = p.head_dim;
-  const int width = keys ? rp.qk_dim : p.head_dim_v;
-  for (int idx = threadIdx.x; idx < s.plan.chunk * width; idx += kThreads) {
-    const int j = idx / width;
-    const int dd = idx - j * width;
-    float value = 0.0f;
-    if (j < count) {
-      if (keys && dd < d) {
-        value = load_element(p.k, s.offsets[2 * j] + dd, p.dtype_qkv);
-      } else {
-        value = load_element(p.v, s.offsets[2 * j + 1] + (keys ? dd - d : dd), p.dtype_qkv);
-      }
+// Whether every K and V row of this problem starts on a 4-element boundary of a suitably aligned tensor, so that
+// load_chunk_rows may read 4 elements at once. Uniform over the grid; false falls back to one element per load.
+__device__ bool rows_vectorizable(const AttentionProblem& p) {
+  const u64 bytes4 = p.dtype_qkv == kDTypeFP8E4M3 ? 4 : (p.dtype_qkv == kDTypeBF16 || p.dtype_qkv == kDTypeFP16 ? 8 : 16);
+  bool ok = reinterpret_cast<u64>(p.k) % bytes4 == 0 && reinterpret_cast<u64>(p.v) % bytes4 == 0;
+  ok = ok && p.k_row_stride % 4 == 0 && p.k_head_stride % 4 == 0 && p.v_row_stride % 4 == 0 && p.v_head_stride % 4 == 0;
+  if (p.paged) ok = ok && p.k_block_stride % 4 == 0 && p.v_block_stride % 4 == 0;
+  return ok && p.head_dim % 4 == 0 && p.head_dim_v % 4 == 0;
+}
+
+// PTX ISA ld.global.nc: the inputs are read-only while a reference runs, and without a memory clobber the compiler
+// may issue a batch of these before the shared stores that follow them.
+__device__ __forceinline__ u32 load_u32(const void* address) {
+  u32 value;
+  asm("ld.global.nc.u32 %0, [%1];" : "=r"(value) : "l"(address));
+  return value;
+}
+__device__ __forceinline__ uint2 load_u32x2(const void* address) {
+  uint2 value;
+  asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(value.x), "=r"(value.y) : "l"(address));
+  return value;
+}
+__device__ __forceinline__ uint4 load_u32x4(const void* address) {
+  uint4 value;
+  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(value.x), "=r"(value.y), "=r"(value.z), "=r"(value.w)
+      : "l"(address));
+  return value;
+}
+
+// Elements index .. index + 3 (index a multiple of 4 of a tensor rows_vectorizable accepted), converted exactly as
+// load_element converts each.
+__device__ __forceinline__ float4 load_element4(const void* base, i64 index, int dtype) {
+  switch (dtype) {
+    case kDTypeBF16: {
+      const uint2 raw = load_u32x2(static_cast<const u16*>(base) + index);
+      return make_float4(bf16_to_float(static_cast<u16>(raw.x & 0xFFFFu)), bf16_to_float(static_cast<u16>(raw.x >> 16)),
+                         bf16_to_float(static_cast<u16>(raw.y & 0xFFFFu)), bf16_to_float(static_cast<u16>(raw.y >> 16)));
     }
-    s.kv[j * s.plan.kv_pitch + dd] = value;
+    case kDTypeFP16: {
+      const uint2 raw = load_u32x2(static_cast<const u16*>(base) + index);
+      return make_float4(f16_to_float(static_cast<u16>(raw.x & 0xFFFFu)), f16_to_float(static_cast<u16>(raw.x >> 16)),
+                         f16_to_float(static_cast<u16>(raw.y & 0xFFFFu)), f16_to_float(static_cast<u16>(raw.y >> 16)));
+    }
+    case kDTypeFP8E4M3: {
+      const u32 raw = load_u32(static_cast<const u8*>(base) + index);
+      return make_float4(e4m3_to_float(static_cast<u8>(raw & 0xFFu)), e4m3_to_float(static_cast<u8>((raw >> 8) & 0xFFu)),
+                         e4m3_to_float(static_cast<u8>((raw >> 16) & 0xFFu)), e4m3_to_float(static_cast<u8>(raw >> 24)));
+    }
+    default: {
+      const uint4 raw = load_u32x4(static_cast<const float*>(base) + index);
+      return make_float4(__uint_as_float(raw.x), __uint_as_float(raw.y), __uint_as_float(raw.z), __uint_as_float(raw.w));
+    }
   }
 }
 
-// Scores of the chunk: thread unit (key j, query group) computes four dot products from shared memory. Pass 1 stores
-// s (-inf where masked); pass 2 stores p = exp(s - m) and p rounded to the P precision.
-template <bool kOutputPass>
-__device__ void chunk_scores(const ReferenceParams& rp, const TileWork& w, const Smem& s, i64 first_key, int count) {
+// Fills kv[j][0, width) for every row of the chunk: K (then V when q_v joins the logit) or V alone; rows past
+// `count` are zero so that 0 * row never meets a stale non-finite value. Vectorized: a row is read by a power of two
+// of threads, 4 elements each, kRowBatch rows per thread in flight before their shared stores (fewer where registers are scarce).
+template <int kRowBatch>
+__device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int count, bool keys, bool vectorized) {
   const AttentionProblem& p = rp.problem;
-  const int chunk = s.plan.chunk;
-  const int groups = w.padded_queries / kQueriesPerGroup;
-  const int vec = rp.qk_dim / 4;
-  for (int u = threadIdx.x; u < chunk * groups; u += kThreads) {
-    const int j = u % chunk;
-    const int q0 = (u / chunk) * kQueriesPerGroup;
-    float acc[kQueriesPerGroup] = {0.0f, 0.0f, 0.0f, 0.0f};
-    const float4* krow = reinterpret_cast<const float4*>(s.kv + j * s.plan.kv_pitch);
-#pragma unroll 2
-    for (int t = 0; t < vec; ++t) {
-      const float4 k4 = krow[t];
+  const int d = p.head_dim;
+  const int width = keys ? rp.qk_dim : p.head_dim_v;
+  if (!vectorized) {
+    for (int idx = threadIdx.x; idx < s.plan.chunk * width; idx += kThreads) {
+      const int j = idx / width;
+      const int dd = idx - j * width;
+      float value = 0.0f;
+      if (j < count) {
+        if (keys && dd < d) {
+          value = load_element(p.k, s.offsets[2 * j] + dd, p.dtype_qkv);
+        } else {
+          value = load_element(p.v, s.offsets[2 * j + 1] + (keys ? dd - d : dd), p.dtype_qkv);
+        }
+      }
+      s.kv[j * s.plan.kv_pitch + dd] = value;
+    }
+    return;
+  }
+  const int groups = width / 4;
+  const int lanes = groups > 16 ? 32 : (groups > 8 ? 16 : 8);  // threads per row
+  const int rows_at_once = kThreads / lanes;
+  for (int j0 = threadIdx.x / lanes; j0 < s.plan.chunk; j0 += kRowBatch * rows_at_once) {
+    for (int t = threadIdx.x % lanes; t < groups; t += lanes) {
+      const int dd = 4 * t;
+      float4 values[kRowBatch];
 #pragma unroll
-      for (int qq = 0; qq < kQueriesPerGroup; ++qq) {
-        const float4 q4 = reinterpret_cast<const float4*>(s.q + (q0 + qq) * s.plan.q_pitch)[t];
-        acc[qq] = fmaf(q4.x, k4.x, acc[qq]);
-        acc[qq] = fmaf(q4.y, k4.y, acc[qq]);
-        acc[qq] = fmaf(q4.z, k4.z, acc[qq]);
-        acc[qq] = fmaf(q4.w, k4.w, acc[qq]);
+      for (int b = 0; b < kRowBatch; ++b) {
+        const int j = j0 + b * rows_at_once;
+        values[b] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (j < count) {
+          values[b] = keys && dd < d ? load_element4(p.k, s.offsets[2 * j] + dd, p.dtype_qkv)
+                                     : load_element4(p.v, s.offsets[2 * j + 1] + (keys ? dd - d : dd), p.dtype_qkv);
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < kRowBatch; ++b) {
+        const int j = j0 + b * rows_at_once;
+        if (j < s.plan.chunk) *reinterpret_cast<float4*>(s.kv + j * s.plan.kv_pitch + dd) = values[b];
       }
     }
-    const i64 key = first_key + j;
+  }
+}
+
+// =====================================================================================================================
+// Reference tiles. Scores: the chunk's (padded queries / 4) x (chunk / 4) tiles of 4 query vectors x 4 keys, one per
+// thread; a tile's keys are kg, kg + chunk/4, ... so that a warp's K loads read consecutive rows (distinct banks).
+// When the tiles are fewer than half the threads, `split` (2 or 4) adjacent threads share a tile: each sums every
+// split-th float4 of channels, then a butterfly of shuffles adds the partial sums. Summation order of a dot product:
+// channels in order within each thread's share (with split 1: channels 0, 1, ..., qk_dim - 1, as before the tiling),
+// then the partial sums pairwise. P.V: (padded queries / 4) x (dv / 4) tiles of 4 query vectors x 4 channels, one per
+// thread, each output summed over the chunk's keys in key order, chunk after chunk.
+// =====================================================================================================================
+
+__device__ __forceinline__ int score_split(int tiles) {
+  int split = 1;
+  while (split < kMaxScoreSplit && tiles * split * 2 <= kThreads) split *= 2;
+  return split;
+}
+
+// Raw dot products q . k of the chunk from the register tiles, stored into p[q][j] for every padded query and every
+// column of the chunk (padding rows and rows past `count` are zero, so these are finite). The logit, the mask and the
+// exponentials are applied per row afterwards (row_logit), so that no tile holds its sums while they are computed.
+__device__ void chunk_scores(const ReferenceParams& rp, const TileWork& w, const Smem& s) {
+  const int key_groups = s.plan.chunk / kScoreTileKeys;
+  const int tiles = (w.padded_queries / kScoreTileQueries) * key_groups;
+  const int split = score_split(tiles);
+  // Tiles are numbered along the threads, so a warp whose first thread has none has none at all (and no shuffle
+  // partner in another warp).
+  if (static_cast<int>(threadIdx.x & ~31u) / split >= tiles) return;
+  const int tile = static_cast<int>(threadIdx.x) / split;
+  const int slice = static_cast<int>(threadIdx.x) % split;
+  const int my_tile = tile < tiles ? tile : tiles - 1;  // threads past the last tile compute a copy, store nothing
+  const int q0 = (my_tile / key_groups) * kScoreTileQueries;
+  const int kg = my_tile % key_groups;
+  const float* q_rows = s.q + q0 * s.plan.q_pitch;
+  const float* k_rows = s.kv + kg * s.plan.kv_pitch;
+  const int key_step = key_groups * s.plan.kv_pitch;
+  float acc[kScoreTileQueries][kScoreTileKeys];
 #pragma unroll
-    for (int qq = 0; qq < kQueriesPerGroup; ++qq) {
-      const int q = q0 + qq;
-      const bool visible = j < count && key >= s.range[2 * q] && key < s.range[2 * q + 1];
-      const float score = visible ? logit(p, acc[qq], w.qk_descale) : neg_inf();
-      if constexpr (kOutputPass) {
-        const float prob = visible ? expf(score - s.stats[4 * q]) : 0.0f;
-        s.p[q * chunk + j] = prob;
-        s.p_low[q * chunk + j] = round_to(rp.p_dtype, prob);
-      } else {
-        s.p[q * chunk + j] = score;
+  for (int r = 0; r < kScoreTileQueries; ++r) {
+#pragma unroll
+    for (int i = 0; i < kScoreTileKeys; ++i) acc[r][i] = 0.0f;
+  }
+  const int vec = rp.qk_dim / 4;
+#pragma unroll 1
+  for (int t = slice; t < vec; t += split) {
+    float4 a[kScoreTileQueries];
+#pragma unroll
+    for (int r = 0; r < kScoreTileQueries; ++r) a[r] = reinterpret_cast<const float4*>(q_rows + r * s.plan.q_pitch)[t];
+#pragma unroll
+    for (int i = 0; i < kScoreTileKeys; ++i) {
+      const float4 b = reinterpret_cast<const float4*>(k_rows + i * key_step)[t];
+#pragma unroll
+      for (int r = 0; r < kScoreTileQueries; ++r) {
+        acc[r][i] = fmaf(a[r].x, b.x, acc[r][i]);
+        acc[r][i] = fmaf(a[r].y, b.y, acc[r][i]);
+        acc[r][i] = fmaf(a[r].z, b.z, acc[r][i]);
+        acc[r][i] = fmaf(a[r].w, b.w, acc[r][i]);
+      }
+    }
+  }
+  for (int offset = 1; offset < split; offset <<= 1) {
+#pragma unroll
+    for (int r = 0; r < kScoreTileQueries; ++r) {
+#pragma unroll
+      for (int i = 0; i < kScoreTileKeys; ++i) acc[r][i] += __shfl_xor_sync(0xFFFFFFFFu, acc[r][i], offset);
+    }
+  }
+  if (tile >= tiles) return;
+#pragma unroll
+  for (int r = 0; r < kScoreTileQueries; ++r) {
+#pragma unroll
+    for (int i = 0; i < kScoreTileKeys; ++i) {
+      // The tile's threads hold the same sums (the butterfly adds the same pairs): they share the stores.
+      if (((r * kScoreTileKeys + i) & (split - 1)) == slice) s.p[(q0 + r) * s.plan.p_pitch + kg + i * key_groups] = acc[r][i];
+    }
+  }
+}
+
+// The visible columns [begin, end) of query vector q within the chunk that starts at first_key and holds count keys.
+__device__ __forceinline__ void chunk_columns(const Smem& s, int q, i64 first_key, int count, int& begin, int& end) {
+  const i64 b = s.range[2 * q] - first_key;
+  const i64 e = s.range[2 * q + 1] - first_key;
+  begin = static_cast<int>(b < 0 ? 0 : (b > count ? count : b));
+  end = static_cast<int>(e < 0 ? 0 : (e > count ? count : e));
+}
+
+// One thread's P.V tile over the chunk's first `keys4` keys (rows and p columns past the chunk's count are zero):
+// gold[r][c] += p[q0 + r][j] * v[j][c0 + c], same[r][c] likewise with p_low, for j in key order.
+__device__ __forceinline__ void chunk_pv(const Smem& s, int v_column, int keys4, int q0, int c0,
+                                         float (&gold)[kPvTileQueries][kPvTileChannels],
+                                         float (&same)[kPvTileQueries][kPvTileChannels]) {
+  const float* v_rows = s.kv + v_column + c0;
+#pragma unroll 1
+  for (int j = 0; j < keys4; j += 4) {
+    float v[4][kPvTileChannels];
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj) {
+      const float4 row = *reinterpret_cast<const float4*>(v_rows + (j + jj) * s.plan.kv_pitch);
+      v[jj][0] = row.x;
+      v[jj][1] = row.y;
+      v[jj][2] = row.z;
+      v[jj][3] = row.w;
+    }
+#pragma unroll
+    for (int r = 0; r < kPvTileQueries; ++r) {
+      const float4 pg = *reinterpret_cast<const float4*>(s.p + (q0 + r) * s.plan.p_pitch + j);
+      const float4 pl = *reinterpret_cast<const float4*>(s.p_low + (q0 + r) * s.plan.p_pitch + j);
+#pragma unroll
+      for (int c = 0; c < kPvTileChannels; ++c) {
+        gold[r][c] = fmaf(pg.w, v[3][c], fmaf(pg.z, v[2][c], fmaf(pg.y, v[1][c], fmaf(pg.x, v[0][c], gold[r][c]))));
+        same[r][c] = fmaf(pl.w, v[3][c], fmaf(pl.z, v[2][c], fmaf(pl.y, v[1][c], fmaf(pl.x, v[0][c], same[r][c]))));
       }
     }
   }
@@ -539,6 +698,7 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
   const dev::Smem s = dev::carve_smem(rp, w);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
+  const bool vectorized = dev::rows_vectorizable(rp.problem);
   dev::load_queries(rp, w, s);
   for (int q = threadIdx.x; q < w.padded_queries; q += dev::kThreads) {
     s.stats[4 * q + 0] = dev::neg_inf();
@@ -550,14 +710,21 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     const int count = static_cast<int>(w.key_end - first < s.plan.chunk ? w.key_end - first : s.plan.chunk);
     dev::chunk_offsets(rp, w, s, first, count);
     __syncthreads();  // offsets written before any row load uses them; queries and ranges loaded (first chunk)
-    dev::load_chunk_rows(rp, s, count, /*keys=*/true);
+    dev::load_chunk_rows<4>(rp, s, count, /*keys=*/true, vectorized);
     __syncthreads();  // the K chunk is complete before any dot product reads it
-    dev::chunk_scores<false>(rp, w, s, first, count);
-    __syncthreads();  // every score of the chunk is written before the warps reduce rows
+    dev::chunk_scores(rp, w, s);
+    __syncthreads();  // every dot product of the chunk is written before the warps reduce rows
     for (int q = warp; q < w.queries; q += dev::kWarps) {
-      const float* row = s.p + q * s.plan.chunk;
+      float* row = s.p + q * s.plan.p_pitch;
+      int begin, end;
+      dev::chunk_columns(s, q, first, count, begin, end);
       float chunk_max = dev::neg_inf();
-      for (int j = lane; j < count; j += 32) chunk_max = fmaxf(chunk_max, row[j]);
+      for (int j = lane; j < count; j += 32) {
+        // A lane rereads only the columns it wrote here: no barrier between this loop and the next.
+        const float score = j >= begin && j < end ? dev::logit(rp.problem, row[j], w.qk_descale) : dev::neg_inf();
+        row[j] = score;
+        chunk_max = fmaxf(chunk_max, score);
+      }
       chunk_max = dev::warp_max(chunk_max);
       if (chunk_max == dev::neg_inf()) continue;  // warp-uniform: no visible key in this chunk
       const float m_old = s.stats[4 * q + 0];
@@ -644,15 +811,20 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_reference_
 
 // Pass 2, the grid of pass 1: p = exp(s - m) with the row's final maximum, then two P.V sums per output element:
 // gold with p in fp32, same precision with p rounded to rp.p_dtype (what a kernel feeding P to a 16-bit MMA does).
-// Thread units (channel, query group), up to kMaxUnitsPerThread each, keep their sums in registers. With one split
+// Each thread keeps one P.V tile's sums (4 query vectors x 4 channels, twice) in registers. With one split
 // the outputs are written here: gold O = sum * v_descale / Z in fp32, same-precision O the same rounded to dtype_o;
 // with several, the scaled sums go to partial_o for attention_reference_combine.
 extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_output(const ReferenceParams rp) {
   const kseek::attention::AttentionProblem& p = rp.problem;
   const dev::TileWork w = dev::tile_work(rp);
   const dev::Smem s = dev::carve_smem(rp, w);
+  const bool vectorized = dev::rows_vectorizable(p);
   const int dv = p.head_dim_v;
-  const int units = dv * (w.padded_queries / dev::kQueriesPerGroup);
+  const int channel_groups = dv / dev::kPvTileChannels;
+  // One P.V tile per thread (the host's plan guarantees enough threads); threads past the last tile only load.
+  const bool pv_thread = static_cast<int>(threadIdx.x) < (w.padded_queries / dev::kPvTileQueries) * channel_groups;
+  const int q0 = static_cast<int>(threadIdx.x) / channel_groups * dev::kPvTileQueries;
+  const int c0 = static_cast<int>(threadIdx.x) % channel_groups * dev::kPvTileChannels;
   const dev::i64 vectors = static_cast<dev::i64>(p.total_q) * p.num_heads_q;
   dev::load_queries(rp, w, s);
   const float2* final_stats = reinterpret_cast<const float2*>(rp.final_stats);
@@ -662,14 +834,14 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     s.stats[4 * q + 0] = st.x;  // m (finite whenever some key of the row is visible)
     s.stats[4 * q + 1] = st.y;  // Z
   }
-  float gold[dev::kMaxUnitsPerThread][dev::kQueriesPerGroup];
-  float same[dev::kMaxUnitsPerThread][dev::kQueriesPerGroup];
+  float gold[dev::kPvTileQueries][dev::kPvTileChannels];
+  float same[dev::kPvTileQueries][dev::kPvTileChannels];
 #pragma unroll
-  for (int i = 0; i < dev::kMaxUnitsPerThread; ++i) {
+  for (int r = 0; r < dev::kPvTileQueries; ++r) {
 #pragma unroll
-    for (int qq = 0; qq < dev::kQueriesPerGroup; ++qq) {
-      gold[i][qq] = 0.0f;
-      same[i][qq] = 0.0f;
+    for (int c = 0; c < dev::kPvTileChannels; ++c) {
+      gold[r][c] = 0.0f;
+      same[r][c] = 0.0f;
     }
   }
   const int v_column = p.has_q_v ? p.head_dim : 0;  // with q_v the chunk rows hold [k | v]
@@ -677,56 +849,45 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     const int count = static_cast<int>(w.key_end - first < s.plan.chunk ? w.key_end - first : s.plan.chunk);
     dev::chunk_offsets(rp, w, s, first, count);
     __syncthreads();  // offsets written before any row load uses them; queries and stats loaded (first chunk)
-    dev::load_chunk_rows(rp, s, count, /*keys=*/true);
+    dev::load_chunk_rows<2>(rp, s, count, /*keys=*/true, vectorized);
     __syncthreads();  // the K chunk is complete before any dot product reads it
-    dev::chunk_scores<true>(rp, w, s, first, count);
-    __syncthreads();  // p and p_low complete; every dot product is done with the K rows
-    if (!p.has_q_v) {
-      dev::load_chunk_rows(rp, s, count, /*keys=*/false);
-      __syncthreads();  // the V chunk is complete before P.V reads it
-    }
-    const int keys4 = dev::round_up4(count);  // rows and p columns past `count` are zero
-#pragma unroll
-    for (int i = 0; i < dev::kMaxUnitsPerThread; ++i) {
-      const int u = threadIdx.x + i * dev::kThreads;
-      if (u >= units) continue;
-      const int q0 = (u / dv) * dev::kQueriesPerGroup;
-      const int c = u % dv;
-      const float* vcol = s.kv + v_column + c;
-#pragma unroll 1
-      for (int j = 0; j < keys4; j += 4) {
-        const float v0 = vcol[(j + 0) * s.plan.kv_pitch];
-        const float v1 = vcol[(j + 1) * s.plan.kv_pitch];
-        const float v2 = vcol[(j + 2) * s.plan.kv_pitch];
-        const float v3 = vcol[(j + 3) * s.plan.kv_pitch];
-#pragma unroll
-        for (int qq = 0; qq < dev::kQueriesPerGroup; ++qq) {
-          const float4 pg = *reinterpret_cast<const float4*>(s.p + (q0 + qq) * s.plan.chunk + j);
-          const float4 pl = *reinterpret_cast<const float4*>(s.p_low + (q0 + qq) * s.plan.chunk + j);
-          gold[i][qq] = fmaf(pg.x, v0, fmaf(pg.y, v1, fmaf(pg.z, v2, fmaf(pg.w, v3, gold[i][qq]))));
-          same[i][qq] = fmaf(pl.x, v0, fmaf(pl.y, v1, fmaf(pl.z, v2, fmaf(pl.w, v3, same[i][qq]))));
-        }
+    dev::chunk_scores(rp, w, s);
+    __syncthreads();  // every dot product of the chunk is written (and done with the K rows) before rows read them
+    for (int q = static_cast<int>(threadIdx.x) / 32; q < w.padded_queries; q += dev::kWarps) {
+      float* row = s.p + q * s.plan.p_pitch;
+      float* row_low = s.p_low + q * s.plan.p_pitch;
+      int begin, end;
+      dev::chunk_columns(s, q, first, count, begin, end);
+      const float m = s.stats[4 * q];
+      for (int j = static_cast<int>(threadIdx.x) % 32; j < s.plan.chunk; j += 32) {
+        // p = exp(s - m) with the row's final maximum; 0 where masked, past count, or for padding queries.
+        const float prob = j >= begin && j < end ? expf(dev::logit(p, row[j], w.qk_descale) - m) : 0.0f;
+        row[j] = prob;
+        row_low[j] = dev::round_to(rp.p_dtype, prob);
       }
     }
+    __syncthreads();  // p and p_low complete before P.V reads them
+    if (!p.has_q_v) {
+      dev::load_chunk_rows<2>(rp, s, count, /*keys=*/false, vectorized);
+      __syncthreads();  // the V chunk is complete before P.V reads it
+    }
+    if (pv_thread) dev::chunk_pv(s, v_column, dev::round_up4(count), q0, c0, gold, same);
     __syncthreads();  // P.V is done with kv, p and p_low before the next chunk overwrites them
   }
   __syncthreads();  // stats visible when the split had no chunk at all
+  if (!pv_thread) return;
 #pragma unroll
-  for (int i = 0; i < dev::kMaxUnitsPerThread; ++i) {
-    const int u = threadIdx.x + i * dev::kThreads;
-    if (u >= units) continue;
-    const int q0 = (u / dv) * dev::kQueriesPerGroup;
-    const int c = u % dv;
+  for (int r = 0; r < dev::kPvTileQueries; ++r) {
+    const int q = q0 + r;
+    const dev::i64 v = dev::query_vector(rp, w, q);
+    if (v < 0) continue;
+    const float z = s.stats[4 * q + 1];
 #pragma unroll
-    for (int qq = 0; qq < dev::kQueriesPerGroup; ++qq) {
-      const int q = q0 + qq;
-      const dev::i64 v = dev::query_vector(rp, w, q);
-      if (v < 0) continue;
-      const float g_sum = gold[i][qq] * w.v_descale;
-      const float s_sum = same[i][qq] * w.v_descale;
-      const dev::i64 index = v * dv + c;
+    for (int c = 0; c < dev::kPvTileChannels; ++c) {
+      const float g_sum = gold[r][c] * w.v_descale;
+      const float s_sum = same[r][c] * w.v_descale;
+      const dev::i64 index = v * dv + c0 + c;
       if (rp.splits == 1) {
-        const float z = s.stats[4 * q + 1];
         reinterpret_cast<float*>(rp.gold_o)[index] = z > 0.0f ? g_sum / z : 0.0f;
         dev::store_element(reinterpret_cast<void*>(rp.same_o), index, p.dtype_o, z > 0.0f ? s_sum / z : 0.0f);
       } else {

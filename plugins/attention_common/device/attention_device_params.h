@@ -46,51 +46,75 @@ inline constexpr int kFillHeadTableBytes = 256 * 16;  // attention_fill's per-he
 
 // ---- references ----------------------------------------------------------------------------------------------------
 
-inline constexpr int kReferenceThreads = 256;    // every reference CTA
-inline constexpr int kQueriesPerGroup = 4;       // query vectors one thread carries through Q.K and P.V
-// Query vectors per CTA (rows x heads of one kv head). Every key row a CTA loads from global memory (scalar loads,
-// converted to fp32) serves this many queries (within kMaxUnitsPerThread's P.V sums: 64 at d64, 32 at d128, 16 at
-// d256). Measured on an H200 with 6 units per thread (1.3-3.4x faster per scenario, 2.0x over the case-study set,
-// docs/benchmarks.md "Where an evaluation's time goes"); 6 spilled in the output pass, so 4 is what ships.
+inline constexpr int kReferenceThreads = 256;  // every reference CTA
+// Register tiles (attention_device.cu, "Reference tiles"): for the scores each thread owns 4 query vectors x 4 keys
+// of the chunk (16 dot products; several threads split one tile's channels when the tiles are fewer than the
+// threads); for P.V each thread owns 4 query vectors x 4 channels, gold and same precision (32 fp32 sums: 8 query
+// vectors spilled under __launch_bounds__(256, 2) with the score tile's registers live beside them).
+inline constexpr int kScoreTileQueries = 4;
+inline constexpr int kScoreTileKeys = 4;
+inline constexpr int kPvTileQueries = 4;
+inline constexpr int kPvTileChannels = 4;
+inline constexpr int kMaxScoreSplit = 4;  // threads that share one score tile's channels, at most
+// Query vectors per CTA (rows x heads of one kv head), padded to whole P.V tiles. Every key row a CTA loads from
+// global memory serves this many queries; one P.V tile per thread bounds them by dv: 64 at d64, 32 at d128, 16 at
+// d256, 8 at dv 512.
 inline constexpr int kMaxQueries = 64;
-inline constexpr int kMaxUnitsPerThread = 4;     // P.V units (channel, query group) per thread: 32 fp32 sums
-// 96 KiB of dynamic shared memory: two CTAs per SM on Hopper (228 KiB); above the 48 KiB launch default, so the
-// worker raises the kernels' limit (DeviceHost::launch).
-inline constexpr int kSmemFloats = 24576;
+// 112 KiB of dynamic shared memory at most: two CTAs per SM on Hopper (228 KiB, 1 KiB of it reserved per CTA);
+// above the 48 KiB launch default, so the worker raises the kernels' limit (DeviceHost::launch).
+inline constexpr int kSmemFloats = 28672;
 inline constexpr int kMaxChunkKeys = 256;
+
+KSEEK_ATTENTION_HOST_DEVICE inline constexpr int padded_queries(int queries) {
+  return (queries + kPvTileQueries - 1) / kPvTileQueries * kPvTileQueries;
+}
+
+// Whether one P.V tile per thread covers `padded` query vectors x dv channels.
+KSEEK_ATTENTION_HOST_DEVICE inline constexpr bool pv_tiles_fit(int padded, int dv) {
+  return (padded / kPvTileQueries) * ((dv + kPvTileChannels - 1) / kPvTileChannels) <= kReferenceThreads;
+}
 
 // The shared-memory plan of a reference CTA, in floats (host and device compute it with the same function):
 //   q      [queries][q_pitch]        Q (and q_v) of the CTA's query vectors, fp32
 //   kv     [chunk][kv_pitch]         one chunk of keys: K (and V) rows, then V rows for P.V
-//   p      [queries][chunk]          fp32 probabilities exp(s - m) of the chunk (-inf scores while pass 1 reduces)
-//   p_low  [queries][chunk]          the same rounded to the P precision (pass 2)
+//   p      [queries][p_pitch]        fp32 scores of the chunk (pass 1, -inf where masked); p = exp(s - m) (pass 2)
+//   p_low  [queries][p_pitch]        p rounded to the P precision (pass 2)
 //   offsets[chunk][2] (8-byte)       element offsets of each key's K and V row
 //   stats  [queries][4]              running (m, z, m2, l2) in pass 1; the row's final (m, Z) in pass 2
 //   range  [queries][2] (8-byte)     visible keys [begin, end) of each query vector
-// Pitches are 4 floats past a multiple of 8, so 16-byte loads of consecutive rows hit distinct banks.
+// Pitches are 4 floats past a multiple of 8, so 16-byte loads of eight consecutive rows hit distinct banks. The chunk
+// is at most one score tile per thread (queries x chunk <= 16 x threads): more keys would not fit the registers.
 struct SmemPlan {
   int q_pitch;
   int kv_pitch;
+  int p_pitch;
   int chunk;  // keys per chunk, a multiple of 4; 0 when nothing fits
   int q_offset, kv_offset, p_offset, p_low_offset, offsets_offset, stats_offset, range_offset;
   int floats;
 };
 
+KSEEK_ATTENTION_HOST_DEVICE inline constexpr int pitch_of(int width) {  // width + 4, rounded to 4 past a multiple of 8
+  return (width + 3) / 4 * 4 % 8 == 0 ? (width + 3) / 4 * 4 + 4 : (width + 3) / 4 * 4 + 8;
+}
+
 KSEEK_ATTENTION_HOST_DEVICE inline constexpr SmemPlan make_smem_plan(int queries, int qk_dim, int dv) {
   SmemPlan plan{};
-  plan.q_pitch = qk_dim + 4;
-  plan.kv_pitch = (qk_dim > dv ? qk_dim : dv) + 4;
-  const int fixed = queries * plan.q_pitch + queries * 4 + queries * 4;  // q, stats, range
-  const int per_key = plan.kv_pitch + 2 * queries + 4;                   // kv row, p and p_low columns, offsets
+  plan.q_pitch = pitch_of(qk_dim);
+  plan.kv_pitch = pitch_of(qk_dim > dv ? qk_dim : dv);
+  const int fixed = queries * plan.q_pitch + queries * 4 + queries * 4 + 2 * queries * 8;  // q, stats, range, p pads
+  const int per_key = plan.kv_pitch + 2 * queries + 4;  // kv row, p and p_low columns, offsets
   int chunk = (kSmemFloats - fixed) / per_key;
+  const int tile_limit = queries > 0 ? kScoreTileQueries * kScoreTileKeys * kReferenceThreads / queries : 0;
+  chunk = chunk > tile_limit ? tile_limit : chunk;
   chunk = chunk > kMaxChunkKeys ? kMaxChunkKeys : chunk;
   chunk = chunk < 0 ? 0 : chunk / 4 * 4;
   plan.chunk = chunk;
+  plan.p_pitch = pitch_of(chunk);
   plan.q_offset = 0;
   plan.kv_offset = plan.q_offset + queries * plan.q_pitch;
   plan.p_offset = plan.kv_offset + chunk * plan.kv_pitch;
-  plan.p_low_offset = plan.p_offset + queries * chunk;
-  plan.offsets_offset = plan.p_low_offset + queries * chunk;  // even: every term above is a multiple of 4
+  plan.p_low_offset = plan.p_offset + queries * plan.p_pitch;
+  plan.offsets_offset = plan.p_low_offset + queries * plan.p_pitch;  // even: every term above is a multiple of 4
   plan.stats_offset = plan.offsets_offset + 4 * chunk;
   plan.range_offset = plan.stats_offset + 4 * queries;
   plan.floats = plan.range_offset + 4 * queries;

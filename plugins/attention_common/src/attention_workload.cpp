@@ -408,16 +408,14 @@ Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiproc
   ReferenceTiling r;
   r.qk_dim = p.head_dim + (p.has_q_v ? p.head_dim_v : 0);
   const int group = p.num_heads_q / p.num_heads_kv;
-  const int max_queries = (p.head_dim_v > 256 || r.qk_dim > 256) ? 8 : device::kMaxQueries;
-  r.heads_per_tile = std::min(group, max_queries);
-  r.rows_per_tile = std::max(1, std::min(max_queries / r.heads_per_tile, std::max(1, p.max_seqlen_q)));
+  r.heads_per_tile = std::min(group, device::kMaxQueries);
+  r.rows_per_tile = std::max(1, std::min(device::kMaxQueries / r.heads_per_tile, std::max(1, p.max_seqlen_q)));
   device::SmemPlan plan{};
   for (;;) {
     r.head_tiles = (group + r.heads_per_tile - 1) / r.heads_per_tile;
-    const int padded = (r.rows_per_tile * r.heads_per_tile + 3) / 4 * 4;
+    const int padded = device::padded_queries(r.rows_per_tile * r.heads_per_tile);
     plan = device::make_smem_plan(padded, r.qk_dim, p.head_dim_v);
-    const int units = p.head_dim_v * padded / device::kQueriesPerGroup;
-    if (plan.chunk >= 4 && units <= device::kReferenceThreads * device::kMaxUnitsPerThread) break;
+    if (plan.chunk >= 4 && device::pv_tiles_fit(padded, p.head_dim_v)) break;
     if (r.rows_per_tile > 1) {
       --r.rows_per_tile;
     } else if (r.heads_per_tile > 1) {
