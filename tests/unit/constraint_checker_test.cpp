@@ -58,6 +58,11 @@ TEST(PtxNames, ReadsEveryLineOnceIncludingALastOneWithoutNewline) {
   EXPECT_EQ(names[2].name, "last");
   EXPECT_TRUE(ptx_names("").empty());
   EXPECT_TRUE(ptx_names("\n\n").empty());
+  // Instructions naming a state space declare nothing; an indented declaration still does.
+  const auto indented = ptx_names("\tld.global.f32 %f1, [%rd1];\n\tst.shared.u32 [%r2], %r3;\n \t.shared .align 4 .b8 tile[64];\n");
+  ASSERT_EQ(indented.size(), 1u);
+  EXPECT_EQ(indented[0].name, "tile");
+  EXPECT_EQ(indented[0].where, "ptx shared declaration");
 }
 
 // A mangled name is searched in both spellings, a plain one (its own demangling) in its one spelling.
