@@ -389,6 +389,58 @@ TEST(AttentionAccounting, CountsTinyCasesExactly) {
   EXPECT_EQ(account(mla).v_bytes, 10 * 512 * 2);
 }
 
+// account() walks each distinct (q, k) once and multiplies: a batch must count exactly what its sequences count one
+// by one, whatever mix of repeated and distinct lengths, masks and windows it has.
+TEST(AttentionAccounting, ABatchCountsWhatItsSequencesCountOneByOne) {
+  const unsigned seed = 20261202;
+  std::mt19937 rng(seed);
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 300; ++trial) {
+    AttentionConfig c = tiny(pick(0, 1) == 1);
+    if (pick(0, 1) == 0) {
+      c.window_left = pick(0, 9);
+      c.window_right = c.causal ? 0 : pick(0, 9);
+    } else if (c.causal && pick(0, 1) == 0) {
+      c.prefix_lm = PrefixLm{pick(1, 2), pick(1, 3)};
+    }
+    c.lse = pick(0, 1) == 1;
+    SeqSpec batch;
+    for (int g = pick(1, 3); g > 0; --g) {
+      const std::int64_t count = pick(1, 5);
+      const std::int64_t q = pick(1, 12);
+      switch (pick(0, 2)) {
+        case 0: batch.groups.push_back({count, Lengths::fixed(q), Lengths::fixed(q + pick(0, 12))}); break;
+        case 1: batch.groups.push_back({count, Lengths::fixed(pick(1, 3)), Lengths::geo(pick(1, 8), pick(8, 40))}); break;
+        default: batch.groups.push_back({count, Lengths::list({q, 2, q}), Lengths::list({q + 3, 7, q + 3})}); break;
+      }
+    }
+    c.seqs = batch;
+    Accounting one_by_one;
+    for (const SeqLens seq : expand_seqs(batch)) {
+      AttentionConfig single = c;
+      single.seqs = SeqSpec{{SeqGroup{1, Lengths::fixed(seq.q), Lengths::fixed(seq.k)}}};
+      const Accounting a = account(single);
+      one_by_one.visible_pairs += a.visible_pairs;
+      one_by_one.flops += a.flops;
+      one_by_one.q_bytes += a.q_bytes;
+      one_by_one.k_bytes += a.k_bytes;
+      one_by_one.v_bytes += a.v_bytes;
+      one_by_one.o_bytes += a.o_bytes;
+      one_by_one.lse_bytes += a.lse_bytes;
+    }
+    const Accounting together = account(c);
+    const std::string what = "seed " + std::to_string(seed) + " trial " + std::to_string(trial) + ": " +
+                             format_scenario_name(c);
+    EXPECT_EQ(together.visible_pairs, one_by_one.visible_pairs) << what;
+    EXPECT_EQ(together.flops, one_by_one.flops) << what;
+    EXPECT_EQ(together.q_bytes, one_by_one.q_bytes) << what;
+    EXPECT_EQ(together.k_bytes, one_by_one.k_bytes) << what;
+    EXPECT_EQ(together.v_bytes, one_by_one.v_bytes) << what;
+    EXPECT_EQ(together.o_bytes, one_by_one.o_bytes) << what;
+    EXPECT_EQ(together.lse_bytes, one_by_one.lse_bytes) << what;
+  }
+}
+
 // One row of SCENARIOS.md 5a/5c. Values are text so the tolerance follows the printed precision.
 struct TableRow {
   std::string_view id;

@@ -47,6 +47,36 @@ TEST(PtxNames, FindsDeclarationsAndCallTargets) {
   EXPECT_TRUE(has("scale", "ptx entry declaration"));
 }
 
+// Lines are read in place: the first line, lines after blank ones and a last line without '\n' all count, and no
+// line is read twice.
+TEST(PtxNames, ReadsEveryLineOnceIncludingALastOneWithoutNewline) {
+  const auto names = ptx_names(".visible .entry first(\n\n\n\tcall.uni middle_call, (p);\n.visible .entry last(");
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0].name, "first");
+  EXPECT_EQ(names[1].name, "middle_call");
+  EXPECT_EQ(names[1].where, "ptx call target");
+  EXPECT_EQ(names[2].name, "last");
+  EXPECT_TRUE(ptx_names("").empty());
+  EXPECT_TRUE(ptx_names("\n\n").empty());
+  // Instructions naming a state space declare nothing; an indented declaration still does.
+  const auto indented = ptx_names("\tld.global.f32 %f1, [%rd1];\n\tst.shared.u32 [%r2], %r3;\n \t.shared .align 4 .b8 tile[64];\n");
+  ASSERT_EQ(indented.size(), 1u);
+  EXPECT_EQ(indented[0].name, "tile");
+  EXPECT_EQ(indented[0].where, "ptx shared declaration");
+}
+
+// A mangled name is searched in both spellings, a plain one (its own demangling) in its one spelling.
+TEST(ConstraintChecker, MatchesAMangledNameInEitherSpelling) {
+  const std::string ptx = ".global .align 4 .b8 _ZN7cutlass6globalE[16];\n.visible .entry plain_kernel()\n";
+  for (const std::string pattern : {"^_ZN7cutlass", "^cutlass::global$", "^plain_kernel$"}) {
+    Constraints c;
+    c.forbidden_symbols = {{"rule", "", {pattern}}};
+    auto report = check_constraints(c, "", ptx);
+    ASSERT_TRUE(report) << report.error().message;
+    EXPECT_EQ(report->violations.size(), 1u) << pattern;
+  }
+}
+
 TEST(ConstraintChecker, NamesEveryRuleAndSymbolOnce) {
   auto report = check_constraints(attention_like(), "", kPtx);
   ASSERT_TRUE(report) << report.error().message;

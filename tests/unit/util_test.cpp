@@ -41,6 +41,23 @@ TEST(Files, AtomicWriteReplacesWholeAndLeavesNoTemporaries) {
   fs::remove_all(folder);
 }
 
+// read_file reads in chunks into a string sized from the file: every byte back, NULs included, across chunk borders;
+// and a file with no size to ask for (a device) still reads to its end.
+TEST(Files, ReadsEveryByteOfAFileLargerThanOneChunkAndOfADevice) {
+  const fs::path file = fs::temp_directory_path() / ("kseek-read-" + std::to_string(::getpid()) + ".bin");
+  std::string bytes;
+  for (std::size_t i = 0; i < 200'003; ++i) bytes.push_back(static_cast<char>((i * 131 + i / 7) & 0xff));
+  ASSERT_TRUE(write_file_atomically(file, bytes));
+  auto content = read_file(file);
+  ASSERT_TRUE(content);
+  EXPECT_EQ(content->size(), bytes.size());
+  EXPECT_TRUE(*content == bytes);
+  fs::remove(file);
+  auto device = read_file("/dev/null");
+  ASSERT_TRUE(device);
+  EXPECT_TRUE(device->empty());
+}
+
 TEST(Files, ReadingAMissingFileNamesIt) {
   auto content = read_file("/nonexistent/kseek/file.cu");
   ASSERT_FALSE(content);

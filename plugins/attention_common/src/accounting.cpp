@@ -1,6 +1,8 @@
 // Mask semantics (visible keys per query row), the kernel calls a scenario makes, and its FLOP/byte accounting.
 // It must never estimate what it can count: visible keys are counted row by row, exactly, in 64-bit integers.
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "kseek/attention/scenario_config.hpp"
 
@@ -16,19 +18,26 @@ Accounting account_call(const AttentionConfig& c) {
   Accounting a;
   std::int64_t total_q = 0;
   std::int64_t keys_read = 0;
-  for (const SeqLens seq : expand_seqs(c.seqs)) {
-    total_q += seq.q;
+  // A sequence's counts depend only on its (q, k): each distinct pair is walked once and counted as often as it occurs
+  // (a uniform batch of 64 prompts is one walk, not 64), which keeps set sizing's many accounts cheap and exact.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> occurrences;
+  for (const SeqLens seq : expand_seqs(c.seqs)) ++occurrences[{seq.q, seq.k}];
+  for (const auto& [lengths, times] : occurrences) {
+    const SeqLens seq{lengths.first, lengths.second};
     // Rows' ranges move monotonically right by at most one key per row, so the keys some row sees form one range.
+    std::int64_t pairs = 0;
     std::int64_t first = seq.k;
     std::int64_t last = 0;
     for (std::int64_t row = 0; row < seq.q; ++row) {
       const KeyRange r = visible_keys(c, seq, row);
       if (r.size() <= 0) continue;
-      a.visible_pairs += r.size();
+      pairs += r.size();
       first = std::min(first, r.begin);
       last = std::max(last, r.end);
     }
-    keys_read += std::max<std::int64_t>(0, last - first);
+    total_q += times * seq.q;
+    a.visible_pairs += times * pairs;
+    keys_read += times * std::max<std::int64_t>(0, last - first);
   }
   const std::int64_t esize = element_bytes(c.dtype);
   // q_v . v adds dv multiply-adds per visible pair to the d of q . k; P . V costs dv as always.

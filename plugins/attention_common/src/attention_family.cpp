@@ -13,8 +13,12 @@ Result<void> AttentionFamily::validate(const AttentionConfig& config) const {
 }
 
 Result<std::vector<NamedScenario>> AttentionFamily::scenario_set(std::string_view set_name) const {
-  if (set_name == kCaseStudySet) return case_study_set();
-  if (set_name == kFullSet) return full_set();
+  const auto kept = [](KeptSet& set, auto build) {
+    std::call_once(set.built, [&] { set.result.emplace(build()); });
+    return *set.result;
+  };
+  if (set_name == kCaseStudySet) return kept(case_study_, [this] { return case_study_set(); });
+  if (set_name == kFullSet) return kept(full_, [this] { return full_set(); });
   return make_error(
       fmt::format("unknown {} scenario set '{}' (known: {}, {})", name(), set_name, kCaseStudySet, kFullSet));
 }

@@ -2,6 +2,8 @@
 // its sizes are estimated for. It must never name a family: every difference between them is a virtual of this class.
 #pragma once
 
+#include <mutex>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -34,7 +36,10 @@ class AttentionFamily {
 
   // Rules every family shares (validate(config)), then this family's own; an error says which family refused.
   Result<void> validate(const AttentionConfig& config) const;
-  // kCaseStudySet or kFullSet; any other name is an error that lists the known ones.
+  // kCaseStudySet or kFullSet; any other name is an error that lists the known ones. Each set is built on its first
+  // ask and kept: a set is a pure function of the family, and sizing every cell of a full set by bisection costs tens
+  // of milliseconds that every plugin load, info() call and worker used to pay again (issue 20). Safe to call from
+  // several threads; a set that failed to build keeps its error.
   Result<std::vector<NamedScenario>> scenario_set(std::string_view set_name) const;
 
  protected:
@@ -43,6 +48,14 @@ class AttentionFamily {
   // Every member validates for this family; ids and names are unique within a set; order is stable.
   virtual Result<std::vector<NamedScenario>> case_study_set() const = 0;
   virtual Result<std::vector<NamedScenario>> full_set() const = 0;
+
+ private:
+  struct KeptSet {
+    std::once_flag built;
+    std::optional<Result<std::vector<NamedScenario>>> result;
+  };
+  mutable KeptSet case_study_;
+  mutable KeptSet full_;
 };
 
 }  // namespace kseek::attention
