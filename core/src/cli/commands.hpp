@@ -16,6 +16,7 @@ void register_build_commands(CLI::App& app, GlobalOptions& options, int& exit_co
 void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_report_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // campaign HTML + markdown
 void register_merge_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // shard records -> one
+void register_compare_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // two records, A/B
 void register_slurm_command(CLI::App& app, GlobalOptions& options, int& exit_code);  // slurm submit
 void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_code);
 void register_worker_command(CLI::App& app, GlobalOptions& options, int& exit_code);

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   register_eval_command(app, options, exit_code);
   register_report_command(app, options, exit_code);
   register_merge_command(app, options, exit_code);
+  register_compare_command(app, options, exit_code);
   register_slurm_command(app, options, exit_code);
   register_doctor_command(app, options, exit_code);
   register_worker_command(app, options, exit_code);
