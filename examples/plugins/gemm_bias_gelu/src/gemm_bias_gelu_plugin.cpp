@@ -17,7 +17,7 @@ namespace {
 using Problem = ops::GemmBiasGeluProblem;
 constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 30;  // 2 GiB of bf16, 4 GiB of fp32 gold
 
-OperatorDescription description() {
+OperatorDescription gemm_description() {
   return {.id = "example.gemm_bias_gelu",
           .operator_name = "bf16 GEMM + bias + GELU",
           .description = "c = gelu(a * w^T + bias): a [m, k], w [n, k], bias [n], c [m, n], bf16, fp32 accumulation, "
@@ -45,7 +45,7 @@ OperatorDescription description() {
           .same_precision_kernel = "gemm_bias_gelu_reference_same_precision"};
 }
 
-ScenarioGrammar grammar() {
+ScenarioGrammar gemm_grammar() {
   ScenarioGrammar g;
   g.integer("m", 1, 65536, "rows of a and c (tokens)")
       .integer("n", 1, 65536, "rows of w, columns of c (output features)")
@@ -59,14 +59,14 @@ Problem problem_of(const ScenarioValues& v) {
 
 class GemmBiasGeluPlugin final : public OperatorPlugin<Problem> {
  public:
-  GemmBiasGeluPlugin() : OperatorPlugin(description(), grammar(), embedded_files()) {}
+  GemmBiasGeluPlugin() : OperatorPlugin(gemm_description(), gemm_grammar(), embedded_files()) {}
 
   // FLOPs: 2mnk, a multiply and an add per product; the epilogue's ~20 per output is noise next to k >= 768.
   // Bytes: a, w and bias read once, c written once.
   Result<Scenario> describe(const ScenarioValues& v) const override {
     const std::int64_t m = v.integer("m"), n = v.integer("n"), k = v.integer("k");
     if (std::max({m * k, n * k, m * n}) > kMaxTensorElements) {
-      return make_error("m*k, n*k and m*n must each be at most 2^30 elements (expected " + grammar().synopsis() + ")");
+      return make_error("m*k, n*k and m*n must each be at most 2^30 elements (expected " + scenario_grammar().synopsis() + ")");
     }
     Scenario s;
     s.flops = 2.0 * double(m) * double(n) * double(k);

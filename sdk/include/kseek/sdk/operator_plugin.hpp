@@ -73,8 +73,10 @@ class OperatorPlugin : public Plugin {
     layout.problem.resize(sizeof(Problem));
     std::memcpy(layout.problem.data(), &problem, sizeof(Problem));
   }
-  const ScenarioGrammar& grammar() const { return grammar_; }
-  const EmbeddedFiles& files() const { return files_; }
+  // Long names on purpose: inside a subclass, a member shadows a free function of the same name, and a constructor
+  // that called an inherited grammar() for its own base's argument would read an unconstructed member.
+  const ScenarioGrammar& scenario_grammar() const { return grammar_; }
+  const EmbeddedFiles& embedded_files_of_plugin() const { return files_; }
 
   // ---- the Plugin methods, from the description ------------------------------------------------------------------
   PluginInfo info() const override {
