@@ -1,7 +1,7 @@
 # Export tests: install kernelseek to a temporary prefix once, then build out-of-tree plugin projects against it
-# (the consumer, examples/plugins/residual_rmsnorm, a `kseek new-plugin` scaffold) and load each with the installed
+# (the consumer, examples/plugins/residual_rmsnorm and gemm_bias_gelu, a `kseek new-plugin` scaffold) and load each with the installed
 # kseek. It must never use the build tree's headers or CMake files for those projects.
-# Inputs: KSEEK_EXPORT_STEP (install | consumer | residual_rmsnorm | new_plugin | cleanup), KSEEK_BUILD_DIR,
+# Inputs: KSEEK_EXPORT_STEP (install | consumer | residual_rmsnorm | gemm_bias_gelu | new_plugin | cleanup), KSEEK_BUILD_DIR,
 #         KSEEK_WORK_DIR, KSEEK_GENERATOR; KSEEK_PROJECT_SOURCE for the plugin steps; KSEEK_CONFORMANCE_EXE (the
 #         nvrtc test binary, whose conformance suite is run over the plugin built out of tree).
 cmake_minimum_required(VERSION 3.25)
@@ -122,6 +122,43 @@ elseif(KSEEK_EXPORT_STEP STREQUAL "residual_rmsnorm")
   endif()
   file(REMOVE_RECURSE "${build}" "${campaign}")
   message(STATUS "export test passed: ${id} builds out of tree, loads, and its seed passes the checker")
+
+elseif(KSEEK_EXPORT_STEP STREQUAL "gemm_bias_gelu")
+  # The example written on kseek::OperatorPlugin and the SDK's device headers: it must behave like any other plugin.
+  set(build "${KSEEK_WORK_DIR}/gemm-bias-gelu-build")
+  set(id example.gemm_bias_gelu)
+  build_against_prefix("${KSEEK_PROJECT_SOURCE}" "${build}")
+  expect_listed("${build}" ${id})
+  run_kseek("scenarios" 0 --plugin-dir "${build}" scenarios --plugin ${id} --json)
+  expect_in("${STEP_OUTPUT}" "default scenarios" "\"G01\"" "\"G08\"" "m=4096,n=4096,k=4096" "m=3001,n=5003,k=2047")
+  run_kseek("scenario name" 0 --plugin-dir "${build}" scenarios --plugin ${id} --scenario "k=33,n=45,m=77" --json)
+  expect_in("${STEP_OUTPUT}" "read-back name" "m=77,n=45,k=33")
+  run_kseek("bad scenario name" 2 --plugin-dir "${build}" scenarios --plugin ${id} --scenario "m=3,n=8,kk=8")
+  expect_in("${STEP_OUTPUT}" "bad-name error" "unknown key 'kk'")
+  run_kseek("lint the question pack" 0 questions lint "${KSEEK_PROJECT_SOURCE}/packs/gemm_bias_gelu.json")
+  run_kseek("check the seed" 0 --plugin-dir "${build}" check "${KSEEK_PROJECT_SOURCE}/seed/gemm_bias_gelu_seed.cu"
+            --plugin ${id})
+  run_conformance("${build}" ${id} example_gemm_bias_gelu)
+  run_kseek("conform" 0 --plugin-dir "${build}" conform --plugin ${id})
+  expect_in("${STEP_OUTPUT}" "conform" "names-read-back" "seed-builds" "device-library-builds" "PASSED (CPU half)")
+  set(campaign "${KSEEK_WORK_DIR}/gemm-campaign")
+  file(REMOVE_RECURSE "${campaign}")
+  run_kseek("init with a plugin folder" 0 --plugin-dir "${build}" init "${campaign}" --plugin ${id})
+  expect_in("${STEP_OUTPUT}" "init" "(recorded)")
+  foreach(file CONTRACT.md include/kseek/ops/gemm_bias_gelu_problem.h include/kseek/device/ptx.h)
+    if(NOT EXISTS "${campaign}/${file}")
+      message(FATAL_ERROR "export test: init of a ${id} campaign wrote no ${file}")
+    endif()
+  endforeach()
+  # No --plugin-dir now: campaign.json recorded it. Without a GPU the record is NEEDS_GPU (3); with one, 0 or 1.
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "KSEEK_CACHE_DIR=${KSEEK_WORK_DIR}/nvrtc-cache" "${kseek}" --json
+                          eval --campaign "${campaign}" --correctness-only
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc MATCHES "^[013]$" OR out MATCHES "no plugin")
+    message(FATAL_ERROR "export test: eval in a ${id} campaign exited ${rc}:\n${out}\n${err}")
+  endif()
+  file(REMOVE_RECURSE "${build}" "${campaign}")
+  message(STATUS "export test passed: ${id} builds out of tree, conforms, and runs in a campaign")
 
 elseif(KSEEK_EXPORT_STEP STREQUAL "new_plugin")
   set(project "${KSEEK_WORK_DIR}/scaffold")

@@ -63,7 +63,7 @@ class ScenarioGrammar {
 
   ScenarioGrammar& integer(std::string name, std::int64_t min, std::int64_t max, std::string meaning,
                            std::optional<std::int64_t> fallback = std::nullopt) {
-    Key k{std::move(name), Kind::kInteger, std::move(meaning), min, max};
+    Key k{std::move(name), Kind::kInteger, std::move(meaning), min, max, false, {}, std::nullopt};
     if (fallback) k.fallback = std::to_string(*fallback);
     keys_.push_back(std::move(k));
     return *this;
@@ -72,7 +72,7 @@ class ScenarioGrammar {
   // formatted as the shortest text that reads back to that float.
   ScenarioGrammar& number(std::string name, bool positive, std::string meaning,
                           std::optional<double> fallback = std::nullopt) {
-    Key k{std::move(name), Kind::kNumber, std::move(meaning)};
+    Key k{std::move(name), Kind::kNumber, std::move(meaning), 0, 0, false, {}, std::nullopt};
     k.positive = positive;
     if (fallback) k.fallback = format_number(*fallback);
     keys_.push_back(std::move(k));
@@ -80,7 +80,7 @@ class ScenarioGrammar {
   }
   ScenarioGrammar& choice(std::string name, std::vector<std::string> choices, std::string meaning,
                           std::optional<std::string> fallback = std::nullopt) {
-    Key k{std::move(name), Kind::kChoice, std::move(meaning)};
+    Key k{std::move(name), Kind::kChoice, std::move(meaning), 0, 0, false, {}, std::nullopt};
     k.choices = std::move(choices);
     k.fallback = std::move(fallback);
     keys_.push_back(std::move(k));
