@@ -59,7 +59,9 @@ TEST(Cli, PluginDirAddsAFolderAndBrokenLibrariesAreReported) {
   bool fixture = false;
   for (const auto& p : j.at("plugins")) fixture = fixture || p.at("id") == "test.fixture";
   EXPECT_TRUE(fixture);
-  EXPECT_EQ(j.at("problems").size(), 4u) << j.dump(2);
+  // Wrong ABI, no factory, wrong stdlib, not a plugin, and an object whose id differs from its descriptor's: that
+  // one is found only when its object is created, which listing the plugins does.
+  EXPECT_EQ(j.at("problems").size(), 5u) << j.dump(2);
 }
 
 TEST(Cli, ScenariosCaseStudyHas26) {

@@ -91,7 +91,7 @@ TEST(AttentionFamilySets, ThreadsAskingTogetherBuildOnce) {
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};
   for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, t] {  // t by value: by reference, a late thread could read the loop's next value
       auto set = family.scenario_set(t % 2 == 0 ? kFullSet : kCaseStudySet);
       if (!set || set->empty()) ++failures;
     });

@@ -95,10 +95,47 @@ TEST(PluginRegistry, FolderScanKeepsGoodPluginsAndReportsEveryBadOne) {
   registry.load_folders({kGood, kBad, "/nonexistent/kseek/folder"});
   ASSERT_EQ(registry.plugins().size(), 1u);
   EXPECT_EQ(registry.plugins().front()->id, "test.fixture");
-  EXPECT_EQ(registry.problems().size(), 4u);  // wrong ABI, no factory, wrong stdlib, not a plugin
+  // Wrong ABI, no factory, wrong stdlib, not a plugin, an object whose id is not its descriptor's.
+  EXPECT_EQ(registry.problems().size(), 5u);
   auto missing = registry.require("attention.nope");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("test.fixture"), std::string::npos) << missing.error().message;
+}
+
+// Loading a folder checks descriptors only: no plugin object exists, so no info() ran and no scenario set was built
+// (an attention plugin builds its sets only through its object). Asking for one id creates that one object.
+TEST(PluginRegistry, LoadingAFolderCreatesNoPluginObjectUntilOneIsAskedFor) {
+  PluginRegistry registry;
+  registry.load_folders({KSEEK_TREE_PLUGIN_DIR});
+  EXPECT_EQ(registry.objects_created(), 0u);
+  const auto* fa3 = registry.find("attention.fa3");
+  ASSERT_NE(fa3, nullptr);
+  ASSERT_NE(fa3->plugin, nullptr);
+  EXPECT_EQ(registry.objects_created(), 1u);
+  EXPECT_EQ(registry.find("attention.fa3"), fa3);  // created once
+  EXPECT_EQ(registry.objects_created(), 1u);
+  const auto& all = registry.plugins();  // listing them all creates the rest
+  EXPECT_GE(all.size(), 3u);
+  EXPECT_EQ(registry.objects_created(), all.size());
+  for (const auto& loaded : all) EXPECT_NE(loaded->plugin, nullptr) << loaded->id;
+}
+
+// The descriptor/object id check still runs, on the first ask: the plugin is then absent and a problem says why.
+TEST(PluginRegistry, AnObjectWithAnotherIdIsRefusedWhenAskedFor) {
+  PluginRegistry registry;
+  registry.load_folders({kBad});
+  EXPECT_EQ(registry.find("test.wrong_id"), nullptr);
+  auto required = registry.require("test.wrong_id");
+  ASSERT_FALSE(required);
+  EXPECT_NE(required.error().message.find("the plugin object says 'test.some_other_id'"), std::string::npos)
+      << required.error().message;
+  EXPECT_TRUE(registry.plugins().empty());
+
+  PluginRegistry direct;
+  auto loaded = direct.load_file(kBad / "kseek_fixture_wrong_id.so");
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find("descriptor says id 'test.wrong_id'"), std::string::npos)
+      << loaded.error().message;
 }
 
 TEST(PluginRegistry, SearchPathHonoursFlagThenEnvironmentThenBuiltIn) {

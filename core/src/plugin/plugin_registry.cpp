@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <optional>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
@@ -83,17 +84,24 @@ void PluginRegistry::load_folders(const std::vector<fs::path>& folders) {
     }
     std::sort(libraries.begin(), libraries.end());  // a stable order makes duplicate-id handling stable
     for (const auto& library : libraries) {
-      auto loaded = load_file(library);
-      if (!loaded) problems_.push_back({library, loaded.error().message});
+      auto opened = open_library(library);
+      if (!opened) problems_.push_back({library, opened.error().message});
     }
   }
 }
 
 Result<const LoadedPlugin*> PluginRegistry::load_file(const fs::path& path) {
+  auto opened = open_library(path);
+  if (!opened) return opened.error();
+  if (const auto* loaded = materialize(*opened); loaded != nullptr) return loaded;
+  return make_error(problems_.back().message);
+}
+
+Result<std::size_t> PluginRegistry::open_library(const fs::path& path) {
   const std::string file = path.string();
-  for (const auto& existing : plugins_) {
+  for (std::size_t i = 0; i < plugins_.size(); ++i) {
     std::error_code ec;
-    if (fs::equivalent(existing->path, path, ec)) return existing.get();
+    if (fs::equivalent(plugins_[i]->path, path, ec)) return i;
   }
 
   boost::dll::shared_library library;
@@ -135,9 +143,9 @@ Result<const LoadedPlugin*> PluginRegistry::load_file(const fs::path& path) {
                                   file, their_stdlib, KSEEK_STDLIB_ABI));
   }
   if (id.empty()) return make_error(fmt::format("{}: descriptor has an empty plugin id", file));
-  if (const auto* other = find(id); other != nullptr) {
+  if (const auto other = index_of_id(id); other < plugins_.size()) {
     return make_error(fmt::format("{}: plugin id '{}' is already provided by {}; ignoring this copy", file, id,
-                                  other->path.string()));
+                                  plugins_[other]->path.string()));
   }
   for (const char* symbol : {KSEEK_PLUGIN_CREATE_SYMBOL, KSEEK_PLUGIN_DESTROY_SYMBOL}) {
     if (!library.has(symbol)) {
@@ -145,15 +153,7 @@ Result<const LoadedPlugin*> PluginRegistry::load_file(const fs::path& path) {
     }
   }
 
-  const auto create = library.get<void*()>(KSEEK_PLUGIN_CREATE_SYMBOL);
-  auto* plugin = static_cast<Plugin*>(create());
-  if (plugin == nullptr) {
-    return make_error(fmt::format("{}: plugin '{}' failed to construct", file, id));
-  }
-  const PluginInfo info = plugin->info();
-  if (info.id != id) {
-    return make_error(fmt::format("{}: descriptor says id '{}', the plugin object says '{}'", file, id, info.id));
-  }
+  auto& create = library.get<void*()>(KSEEK_PLUGIN_CREATE_SYMBOL);
 
   parked_libraries().push_back(std::move(library));
   auto loaded = std::make_unique<LoadedPlugin>();
@@ -162,20 +162,68 @@ Result<const LoadedPlugin*> PluginRegistry::load_file(const fs::path& path) {
   loaded->version = descriptor->plugin_version ? descriptor->plugin_version : "";
   loaded->sdk_version = sdk_version;
   loaded->build_fingerprint = fingerprint;
-  loaded->plugin = plugin;  // never destroyed: see parked_libraries()
   plugins_.push_back(std::move(loaded));
-  return plugins_.back().get();
+  factories_.push_back(&create);
+  return plugins_.size() - 1;
+}
+
+const LoadedPlugin* PluginRegistry::materialize(std::size_t index) const {
+  LoadedPlugin& loaded = *plugins_[index];
+  if (factories_[index] == nullptr) return &loaded;
+  const std::string file = loaded.path.string();
+  std::optional<std::string> problem;
+  auto* plugin = static_cast<Plugin*>(factories_[index]());
+  if (plugin == nullptr) {
+    problem = fmt::format("{}: plugin '{}' failed to construct", file, loaded.id);
+  } else if (const std::string object_id = plugin->info().id; object_id != loaded.id) {
+    problem = fmt::format("{}: descriptor says id '{}', the plugin object says '{}'", file, loaded.id, object_id);
+  }
+  if (problem) {
+    problems_.push_back({loaded.path, std::move(*problem)});
+    plugins_.erase(plugins_.begin() + static_cast<std::ptrdiff_t>(index));
+    factories_.erase(factories_.begin() + static_cast<std::ptrdiff_t>(index));
+    return nullptr;
+  }
+  loaded.plugin = plugin;  // never destroyed: see parked_libraries()
+  factories_[index] = nullptr;
+  return &loaded;
+}
+
+void PluginRegistry::materialize_all() const {
+  for (std::size_t i = 0; i < plugins_.size();) {
+    if (materialize(i) != nullptr) ++i;  // a failed entry was removed: the next one now has index i
+  }
+}
+
+std::size_t PluginRegistry::index_of_id(std::string_view id) const {
+  for (std::size_t i = 0; i < plugins_.size(); ++i) {
+    if (plugins_[i]->id == id) return i;
+  }
+  return plugins_.size();
+}
+
+std::size_t PluginRegistry::objects_created() const {
+  return static_cast<std::size_t>(std::count(factories_.begin(), factories_.end(), nullptr));
+}
+
+const std::vector<std::unique_ptr<LoadedPlugin>>& PluginRegistry::plugins() const {
+  materialize_all();
+  return plugins_;
+}
+
+const std::vector<PluginProblem>& PluginRegistry::problems() const {
+  materialize_all();  // an object that fails its id check is a problem too
+  return problems_;
 }
 
 const LoadedPlugin* PluginRegistry::find(std::string_view id) const {
-  for (const auto& plugin : plugins_) {
-    if (plugin->id == id) return plugin.get();
-  }
-  return nullptr;
+  const auto index = index_of_id(id);
+  return index < plugins_.size() ? materialize(index) : nullptr;
 }
 
 Result<const LoadedPlugin*> PluginRegistry::require(std::string_view id) const {
   if (const auto* plugin = find(id); plugin != nullptr) return plugin;
+  materialize_all();  // the message lists only plugins that passed every check
   std::string known;
   for (const auto& plugin : plugins_) known += (known.empty() ? "" : ", ") + plugin->id;
   std::string message = fmt::format("no plugin '{}' is loaded (loaded: {})", id, known.empty() ? "none" : known);

@@ -2,12 +2,14 @@
 // It must never pass a candidate whose binary it could not read: unreadable is a violation of its own.
 #pragma once
 
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "kseek/core/check/binary_names.hpp"
 #include "kseek/sdk/result.hpp"
 #include "kseek/sdk/types.hpp"
 
@@ -34,6 +36,32 @@ SymbolRule device_launch_rule();
 // reported once. An invalid pattern in a rule is an error naming the rule.
 Result<ConstraintReport> check_constraints(const Constraints& constraints, std::string_view cubin,
                                            std::string_view ptx);
+
+// Whether a name is searched with a pattern's regex only when it contains the text every match of that pattern must
+// hold (required_literal.hpp). The findings are the same either way; `none` exists so that a test can show it.
+enum class NamePrefilter { required_literal, none };
+
+// The rules compiled once, then matched against names: the findings check_constraints reports, in the same order.
+class RuleMatcher {
+ public:
+  // An invalid pattern is an error naming the rule and the pattern.
+  static Result<RuleMatcher> compile(std::vector<SymbolRule> rules,
+                                     NamePrefilter prefilter = NamePrefilter::required_literal);
+  // Each (rule, symbol) pair once, in the order of the names, then of the rules.
+  std::vector<Violation> match(const std::vector<BinaryName>& names) const;
+
+ private:
+  struct Pattern {
+    std::regex regex;
+    std::string required;  // text every match holds; empty: every name is searched
+  };
+  struct Rule {
+    SymbolRule rule;
+    std::vector<Pattern> patterns;
+  };
+  RuleMatcher() = default;
+  std::vector<Rule> rules_;
+};
 
 void to_json(nlohmann::json& j, const Violation& v);
 
