@@ -17,9 +17,30 @@
 namespace kseek {
 namespace {
 
-void cap_address_space(std::uint64_t memory_cap_bytes) {
+// The address space this process already maps (/proc/self/statm: the first field is the size in pages), 0 when it
+// cannot be read.
+std::uint64_t mapped_bytes() {
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[128] = {};
+  const ssize_t n = ::read(fd, text, sizeof(text) - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  std::uint64_t pages = 0;
+  for (const char* c = text; *c >= '0' && *c <= '9'; ++c) pages = pages * 10 + static_cast<std::uint64_t>(*c - '0');
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// The cap bounds what the build step may add to the address space it inherits. An absolute limit would count the
+// parent's mappings too: a process that had initialised the CUDA driver (tens of GB of reserved address space) got
+// children that could not even map NVRTC's builtins library ("failed to open libnvrtc-builtins.so"; seen in a GPU
+// test binary on an H200, 2026-12-02). kseek's own processes map a few hundred MB when they fork.
+// A program about to exec starts from an empty address space: it gets the cap itself (inherited = false).
+void cap_address_space(std::uint64_t memory_cap_bytes, bool inherited_mappings = true) {
   if (memory_cap_bytes == 0) return;
-  rlimit limit{memory_cap_bytes, memory_cap_bytes};
+  const std::uint64_t inherited = inherited_mappings ? mapped_bytes() : 0;
+  const std::uint64_t cap = inherited > UINT64_MAX - memory_cap_bytes ? UINT64_MAX : inherited + memory_cap_bytes;
+  rlimit limit{cap, cap};
   setrlimit(RLIMIT_AS, &limit);
 }
 
@@ -137,7 +158,7 @@ CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t m
     if (null_in >= 0) ::dup2(null_in, 0);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
-    cap_address_space(memory_cap_bytes);
+    cap_address_space(memory_cap_bytes, /*inherited_mappings=*/false);
     ::execv(args[0], args.data());
     _exit(127);
   }

@@ -1,0 +1,62 @@
+// The build steps' forked processes: their address-space cap bounds what the work adds, not what the parent had
+// already mapped. It must never let a step grow past its cap, nor fail one because its parent maps a lot.
+#include <sys/mman.h>
+
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "kseek/core/build/capped_process.hpp"
+
+namespace {
+using kseek::BuildClock;
+using kseek::CappedRun;
+using kseek::run_capped;
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+// Allocates `bytes` and writes one byte per page through a volatile pointer (so the compiler cannot elide the
+// allocation), then answers "ok".
+std::function<std::string()> allocate(std::uint64_t bytes) {
+  return [bytes] {
+    std::unique_ptr<char[]> block(new char[bytes]);
+    volatile char* page = block.get();
+    for (std::uint64_t i = 0; i < bytes; i += 4096) page[i] = 1;
+    return std::string("ok");
+  };
+}
+
+// A parent that maps far more than the cap (the CUDA driver reserves tens of GB once initialised): 32 GiB of address
+// space reserved, no memory behind it.
+class LargeParentMapping : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    reserved_ = ::mmap(nullptr, kReserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved_ == MAP_FAILED) GTEST_SKIP() << "cannot reserve 32 GiB of address space here";
+  }
+  void TearDown() override {
+    if (reserved_ != MAP_FAILED) ::munmap(reserved_, kReserved);
+  }
+  static constexpr std::size_t kReserved = std::size_t{32} << 30;
+  void* reserved_ = MAP_FAILED;
+};
+
+TEST_F(LargeParentMapping, WorkWithinTheCapRunsThoughTheParentMapsMoreThanTheCap) {
+  const CappedRun run = run_capped(allocate(64 * kMiB), BuildClock::now() + std::chrono::seconds(30), 512 * kMiB);
+  EXPECT_EQ(run.end, CappedRun::End::kFinished) << "exit " << run.exit_code;
+  EXPECT_EQ(run.output, "ok");
+}
+
+TEST_F(LargeParentMapping, WorkBeyondTheCapStillRunsOutOfMemory) {
+  const CappedRun run = run_capped(allocate(2048 * kMiB), BuildClock::now() + std::chrono::seconds(30), 256 * kMiB);
+  EXPECT_EQ(run.end, CappedRun::End::kOutOfMemory) << "exit " << run.exit_code;
+  EXPECT_TRUE(run.output.empty());
+}
+
+TEST(CappedProcess, TheCapHoldsInAnOrdinaryProcessToo) {
+  const auto deadline = BuildClock::now() + std::chrono::seconds(30);
+  EXPECT_EQ(run_capped(allocate(32 * kMiB), deadline, 512 * kMiB).end, CappedRun::End::kFinished);
+  EXPECT_EQ(run_capped(allocate(2048 * kMiB), deadline, 256 * kMiB).end, CappedRun::End::kOutOfMemory);
+}
+
+}  // namespace
