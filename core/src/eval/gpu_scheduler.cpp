@@ -12,6 +12,7 @@
 #include "evaluation_parts.hpp"
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/worker_process.hpp"
 
 namespace kseek {
@@ -102,9 +103,11 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
   const auto declared = declared_peaks(gpu_name);
   json result;
   if (needed_cc / 10 != device_cc / 10 || needed_cc > device_cc) {
-    result = {{"scenario", s.id}, {"name", s.name}, {"status", "NOT_RUNNABLE"},
-              {"message", fmt::format("needs {} (compute capability {}.{}); this GPU is {} ({}.{})", prepared.arch,
-                                      needed_cc / 10, needed_cc % 10, gpu_name, device_cc / 10, device_cc % 10)}};
+    result = verdict_result(Status::kNotRunnable,
+                            fmt::format("needs {} (compute capability {}.{}); this GPU is {} ({}.{})", prepared.arch,
+                                        needed_cc / 10, needed_cc % 10, gpu_name, device_cc / 10, device_cc % 10));
+    result["scenario"] = s.id;
+    result["name"] = s.name;
   } else {
     ScenarioJob job = prepared.job;
     job.device = gpu.ordinal;
@@ -121,7 +124,7 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
     const double watchdog = options.scenario_timeout_seconds + options.time_budget_seconds +
                             worker_reference_seconds_bound(s, job.measure_time);
     result = run_worker(options.executable, {job_file.string(), result_file.string()}, result_file, watchdog);
-    if (!result.is_object()) result = {{"status", "CRASHED"}, {"message", "the GPU worker's result is not a JSON object"}};
+    if (!result.is_object()) result = verdict_result(Status::kCrashed, "the GPU worker's result is not a JSON object");
     result["scenario"] = s.id;
     result["name"] = s.name;
     if (options.functional_arch) {
@@ -220,8 +223,10 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
       } catch (const std::exception& e) {
         // On a worker thread an escaped exception would terminate the process and lose every other verdict.
         const Scenario& scenario = scenarios[slot].job.scenario;
-        results[slot] = json{{"scenario", scenario.id}, {"name", scenario.name}, {"status", "CRASHED"},
-                             {"message", fmt::format("kseek could not read this scenario's result: {}", e.what())}};
+        results[slot] = verdict_result(Status::kCrashed,
+                                       fmt::format("kseek could not read this scenario's result: {}", e.what()));
+        results[slot]["scenario"] = scenario.id;
+        results[slot]["name"] = scenario.name;
       }
       if (results[slot].value("gpu_unusable", false)) {
         // A GPU that cannot open a session would stamp NOT_RUNNABLE on everything it takes, fast: while another GPU
