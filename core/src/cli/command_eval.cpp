@@ -42,7 +42,7 @@ std::vector<std::string> table_row(const ScenarioOutcome& r) {
   std::string detail = r.message.value_or("");
   if (detail.size() > 90) detail = detail.substr(0, 87) + "...";
   return {r.scenario, std::string(to_string(r.status)), error, seed_ms, cand_ms, ratio, tflops, peak,
-          fmt::format("{:.1f}", r.wall_seconds), detail};
+          fmt::format("{:.1f}", r.wall_seconds.value_or(0.0)), detail};
 }
 
 // What `kseek eval` prints for people: builds, the GPU, the scenario table, the geomean, where the time went.

@@ -486,6 +486,12 @@ Result<ScenarioOutcome> scenario_outcome_from_json(const json& outcome) {
 
 json to_json(const ScenarioOutcome& outcome) { return Writer::write(outcome); }
 
+Result<RecordedBuild> recorded_build_from_json(const json& build) { return read_level<RecordedBuild>(build, "build"); }
+
+Result<RecordEnvironment> record_environment_from_json(const json& environment) {
+  return read_level<RecordEnvironment>(environment, "environment");
+}
+
 json to_json(const RecordSummary& summary) { return Writer::write(summary); }
 
 json to_json(const RecordStages& stages) { return Writer::write(stages); }

@@ -125,6 +125,11 @@ std::vector<nlohmann::json> run_scenarios(const std::vector<PreparedScenario>& s
                                           const std::vector<GpuTarget>& gpus, const SchedulerOptions& options,
                                           const ProgressSink& progress = {});
 
+// A worker's result (run_scenarios), read once where it enters the record: the scenario's id and name from its job,
+// the job's input seed where the result has none. One that is not a scenario outcome (a stand-in worker's, a damaged
+// file) is that worker's crash, CRASHED with the reading error: every scenario keeps a verdict its readers accept.
+ScenarioOutcome outcome_of_worker(const nlohmann::json& result, const PreparedScenario& prepared);
+
 // A record's "summary" from its scenarios: status counts, and the geomean over the PASSED scenarios with a timing
 // (each ratio clamped first).
 RecordSummary summarize(const std::vector<ScenarioOutcome>& scenarios, const GeomeanOptions& geomean);
