@@ -30,7 +30,7 @@ std::string misfit(const QuestionPack& pack, const std::string& arch) {
   return {};
 }
 
-bool installed(const NamedPack& named) { return named.source == "user" || named.source == "campaign"; }
+bool installed(const app::NamedPack& named) { return named.source == "user" || named.source == "campaign"; }
 
 std::string absolute_file(const std::string& file) {
   std::error_code ec;
@@ -40,10 +40,10 @@ std::string absolute_file(const std::string& file) {
 
 }  // namespace
 
-Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::string& plugin_id,
+Result<PackChoice> choose_campaign_packs(const app::PackLibrary& library, const std::string& plugin_id,
                                          const std::string& arch, const std::vector<std::string>& named) {
   PackChoice choice;
-  auto take = [&](const NamedPack& pack) {
+  auto take = [&](const app::NamedPack& pack) {
     choice.ids.push_back(pack.pack.id);
     if (installed(pack)) {
       choice.pinned_files.push_back(absolute_file(pack.file));
@@ -53,7 +53,7 @@ Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::
   if (!named.empty()) {
     for (const auto& id : named) {
       auto it = std::find_if(library.packs.begin(), library.packs.end(),
-                             [&](const NamedPack& p) { return p.pack.id == id; });
+                             [&](const app::NamedPack& p) { return p.pack.id == id; });
       if (it == library.packs.end()) {
         std::string known;
         for (const auto& p : library.packs) known += (known.empty() ? "" : ", ") + p.pack.id;

@@ -13,7 +13,6 @@
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/util/shell.hpp"
-#include "question_library.hpp"
 
 namespace kseek::cli {
 namespace fs = std::filesystem;
@@ -86,7 +85,7 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
                                                                               : scenarios->front().required_arch;
   config.plugin_dirs = campaign_plugin_dirs(options, **loaded);
   // Packs: the ones named, else the built-in ones, the plugin's own and the installed ones that fit (pinned by file).
-  const PackLibrary library = collect_question_packs(options);
+  const app::PackLibrary library = app::collect_question_packs(options);
   auto choice = choose_campaign_packs(library, info.id, config.arch, args.packs);
   if (!choice) return fail(options, kExitUsage, "ERROR", choice.error().message);
   config.packs = choice->ids;
