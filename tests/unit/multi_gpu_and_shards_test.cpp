@@ -54,7 +54,10 @@ class MultiGpuScheduler : public ::testing::Test {
   std::vector<GpuTarget> gpus(const GpuSelection& selection) {
     std::vector<GpuTarget> targets;
     for (const auto& probe : probe_gpus(worker, selection, work)) {
-      if (probe.value("available", false)) targets.push_back({probe.value("ordinal", -1), probe});
+      if (!probe.value("available", false)) continue;
+      auto target = gpu_target(probe);
+      EXPECT_TRUE(target) << target.error().message;
+      if (target) targets.push_back(std::move(*target));
     }
     return targets;
   }
@@ -110,8 +113,9 @@ TEST(UsableGpus, OneModelPerEvaluationAndEveryOtherGpuSaysWhyItIsLeftOut) {
       {{"ordinal", 3}, {"available", true}, {"name", "NVIDIA H200"}}};
   const UsableGpus usable = usable_gpus(probes);
   ASSERT_EQ(usable.gpus.size(), 2u);
-  EXPECT_EQ(usable.gpus[0].ordinal, 0);
-  EXPECT_EQ(usable.gpus[1].ordinal, 3);
+  EXPECT_EQ(usable.gpus[0].gpu.ordinal, 0);
+  EXPECT_EQ(usable.gpus[1].gpu.ordinal, 3);
+  EXPECT_EQ(usable.gpus[1].gpu.name, "NVIDIA H200");
   EXPECT_NE(usable.not_used.find("DEVICES_UNAVAILABLE"), std::string::npos) << usable.not_used;
   EXPECT_NE(usable.not_used.find("GPU 2 (NVIDIA H100 80GB HBM3) is not used"), std::string::npos) << usable.not_used;
 

@@ -81,24 +81,13 @@ std::vector<json> probe_concurrently(const fs::path& executable, const std::vect
   return probes;
 }
 
-int compute_capability_of_probe(const json& probe) {  // "9.0" -> 90
-  const std::string cc = probe.value("compute_capability", "0.0");
-  const auto dot = cc.find('.');
-  if (dot == std::string::npos) return 0;
-  try {
-    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 // The per-scenario worker launch: the job for this GPU, the watchdog, the physics floor. Never throws a verdict away.
 json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, const GpuTarget& gpu,
                          const SchedulerOptions& options) {
   const auto started = Clock::now();
   const Scenario& s = prepared.job.scenario;
-  const std::string gpu_name = gpu.probe.value("name", "");
-  const int device_cc = compute_capability_of_probe(gpu.probe);
+  const std::string& gpu_name = gpu.gpu.name;
+  const int device_cc = gpu.gpu.sm();
   const int needed_cc = compute_capability_of_arch(prepared.arch);
   const auto declared = declared_peaks(gpu_name);
   json result;
@@ -110,7 +99,7 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
     result["name"] = s.name;
   } else {
     ScenarioJob job = prepared.job;
-    job.device = gpu.ordinal;
+    job.device = gpu.gpu.ordinal;
     const double measured_bw = gpu.probe.value("copy_bandwidth_bytes_per_second", 0.0);
     job.peak_flops = declared ? declared->dense_bf16_flops : 0.0;
     job.floor_flops = declared ? declared->fastest_flops : 0.0;
@@ -132,7 +121,7 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
       if (result.contains("timing")) result["timing"]["representative"] = false;
     }
   }
-  if (options.record_gpu) result["gpu"] = {{"ordinal", gpu.ordinal}, {"uuid", gpu.probe.value("uuid", "")}};
+  if (options.record_gpu) result["gpu"] = {{"ordinal", gpu.gpu.ordinal}, {"uuid", gpu.gpu.uuid}};
   result["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }
@@ -166,6 +155,12 @@ std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpu
   return found;
 }
 
+Result<GpuTarget> gpu_target(const json& probe) {
+  auto gpu = gpu_description_from_probe(probe);
+  if (!gpu) return gpu.error();
+  return GpuTarget{std::move(*gpu), probe};
+}
+
 UsableGpus usable_gpus(const std::vector<json>& probes) {
   UsableGpus usable;
   std::string& problems = usable.not_used;
@@ -174,13 +169,15 @@ UsableGpus usable_gpus(const std::vector<json>& probes) {
   };
   for (const auto& probe : probes) {
     const bool available = probe.value("available", false);
-    if (available && !usable.gpus.empty() && probe.value("name", "") != usable.gpus.front().probe.value("name", "")) {
+    auto target = available ? gpu_target(probe) : Result<GpuTarget>(make_error(""));
+    if (available && !target) {
+      add_problem(fmt::format("GPU {} is not used: {}", probe.value("ordinal", 0), target.error().message));
+    } else if (available && !usable.gpus.empty() && target->gpu.name != usable.gpus.front().gpu.name) {
       // Ratios (and NOT_RUNNABLE verdicts) from two models do not make one geomean.
-      add_problem(fmt::format("GPU {} ({}) is not used: it is another model than GPU {} ({})", probe.value("ordinal", 0),
-                              probe.value("name", ""), usable.gpus.front().ordinal,
-                              usable.gpus.front().probe.value("name", "")));
+      add_problem(fmt::format("GPU {} ({}) is not used: it is another model than GPU {} ({})", target->gpu.ordinal,
+                              target->gpu.name, usable.gpus.front().gpu.ordinal, usable.gpus.front().gpu.name));
     } else if (available) {
-      usable.gpus.push_back({probe.value("ordinal", 0), probe});
+      usable.gpus.push_back(std::move(*target));
     } else {
       // Without a driver every probed ordinal gives the same reason: it is said once.
       add_problem(probe.value("problem", probe.value("message", std::string("no GPU"))));

@@ -761,17 +761,8 @@ nlohmann::json run_scenario_job(const ScenarioJob& job) {
 nlohmann::json probe_device(int device) {
   auto session = gpu::GpuSession::open(device);
   if (!session) return {{"available", false}, {"problem", session.error().message}};
-  const auto& id = (*session)->identity();
-  json j = {{"available", true},
-            {"name", id.name},
-            {"uuid", id.uuid},
-            {"driver_version", id.driver_version},
-            {"compute_capability", fmt::format("{}.{}", id.compute_capability_major, id.compute_capability_minor)},
-            {"multiprocessors", id.multiprocessors},
-            {"l2_bytes", id.l2_bytes},
-            {"memory_bytes", id.memory_bytes},
-            {"sm_clock_khz", id.sm_clock_khz},
-            {"memory_clock_khz", id.memory_clock_khz}};
+  json j = identity_json((*session)->identity());
+  j["available"] = true;
   auto bandwidth = (*session)->measure_copy_bandwidth(1ull << 30);
   if (bandwidth) j["copy_bandwidth_bytes_per_second"] = *bandwidth;
   return j;
