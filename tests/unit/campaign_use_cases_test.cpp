@@ -6,6 +6,7 @@
 #include "kseek/core/app/campaign_use_cases.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "support/campaign_fixture.hpp"
+#include "support/temp_folder.hpp"
 
 namespace kseek {
 namespace {
@@ -108,6 +109,37 @@ TEST(CampaignUseCases, AnEvaluationIsStoredLoggedAndFollowedByItsGate) {
   }
   EXPECT_EQ(logged(f, "evaluation").size(), 1u);
   EXPECT_FALSE(app::record_campaign_evaluation({}, f.dir() / "nowhere", record, "test"));
+}
+
+TEST(CampaignUseCases, InitCreatesTheCampaignOrNothing) {
+  testing::TempFolder temp("kseek_init");
+  app::AppOptions options;
+  options.plugin_dirs = {KSEEK_TREE_PLUGIN_DIR};
+  app::InitRequest request;
+  request.dir = temp.path() / "campaign";
+  request.plugin_id = "example.softmax";
+  request.goal = "all_passed and geomean >= 1.10";
+  request.questions = false;
+
+  app::InitRequest wrong = request;
+  wrong.goal = "geomean >=";
+  auto refused = app::campaign_init(options, wrong, "/usr/bin/true");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--goal"), std::string::npos) << refused.error().message;
+  EXPECT_FALSE(std::filesystem::exists(request.dir / "campaign.json")) << "a refused init creates nothing";
+
+  auto created = app::campaign_init(options, request, "/usr/bin/true");
+  ASSERT_TRUE(created) << created.error().message;
+  EXPECT_EQ(created->config.plugin, "example.softmax");
+  EXPECT_GT(created->scenarios, 0u);
+  EXPECT_FALSE(created->config.questions);
+  for (const char* file : {"campaign.json", "candidate.cu", "CONTRACT.md", "AGENTS.md", ".mcp.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(created->dir / file)) << file;
+  }
+  const json document = app::to_json(*created);
+  EXPECT_EQ(document["status"], "OK");
+  EXPECT_EQ(document["config"]["plugin"], "example.softmax");
+  EXPECT_FALSE(app::campaign_init(options, request, "/usr/bin/true")) << "a folder that holds a campaign is refused";
 }
 
 }  // namespace

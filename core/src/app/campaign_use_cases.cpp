@@ -9,8 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/app/campaign_files.hpp"
+#include "kseek/core/app/operator_contract.hpp"
 #include "kseek/core/app/question_library.hpp"
 #include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/goal_expression.hpp"
+#include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
 
 namespace kseek::app {
 namespace fs = std::filesystem;
@@ -59,7 +64,85 @@ Result<std::optional<AskedQuestion>> ask_and_log(const AppOptions& options, cons
 
 json question_or_null(const std::optional<AskedQuestion>& question) { return question ? to_json(*question) : json(); }
 
+// The folders later commands of the campaign must load plugins from: every given plugin folder, and the folder the
+// plugin came from when that is not kseek's own (KSEEK_PLUGIN_PATH may differ in a hook's environment). Absolute.
+std::vector<std::string> campaign_plugin_dirs(const AppOptions& options, const LoadedPlugin& loaded) {
+  std::vector<fs::path> folders = options.plugin_dirs;
+  const auto search = PluginRegistry::search_path({});
+  std::error_code ec;
+  const fs::path from = loaded.path.parent_path();
+  if (search.empty() || !fs::equivalent(from, search.back(), ec)) folders.push_back(from);
+  std::vector<std::string> out;
+  for (const auto& folder : folders) {
+    const std::string absolute = fs::absolute(folder, ec).lexically_normal().string();
+    if (std::find(out.begin(), out.end(), absolute) == out.end()) out.push_back(absolute);
+  }
+  return out;
+}
+
+json pack_notes(const std::vector<InstalledPackNote>& list) {
+  json out = json::array();
+  for (const auto& n : list) {
+    out.push_back({{"pack", n.id}, {"file", n.file}});
+    if (!n.reason.empty()) out.back()["reason"] = n.reason;
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<InitOutcome> campaign_init(const AppOptions& options, const InitRequest& request,
+                                  const fs::path& kseek_executable) {
+  PluginRegistry registry;
+  load_plugins(options, registry);
+  auto loaded = registry.require(request.plugin_id);
+  if (!loaded) return loaded.error();
+  const Plugin& plugin = *(*loaded)->plugin;
+  const PluginInfo info = plugin.info();
+  auto scenarios = select_scenarios(plugin, request.set, request.scenarios);
+  if (!scenarios) return scenarios.error();
+  if (auto goal = parse_goal(request.goal); !goal) return make_error("--goal: " + goal.error().message);
+  InitOutcome outcome;
+  CampaignConfig& config = outcome.config;
+  config.plugin = info.id;
+  config.set = request.set.empty() ? info.default_set : request.set;
+  config.scenarios = request.scenarios;
+  config.goal = request.goal;
+  config.peer = request.peer;
+  config.questions = request.questions;
+  config.arch = scenarios->empty() || scenarios->front().required_arch.empty() ? info.target_archs.front()
+                                                                              : scenarios->front().required_arch;
+  config.plugin_dirs = campaign_plugin_dirs(options, **loaded);
+  // Packs: the ones named, else the built-in ones, the plugin's own and the installed ones that fit (pinned by file).
+  const PackLibrary library = collect_question_packs(options);
+  auto choice = choose_campaign_packs(library, info.id, config.arch, request.packs);
+  if (!choice) return choice.error();
+  outcome.packs = std::move(*choice);
+  config.packs = outcome.packs.ids;
+  config.pack_files = outcome.packs.pinned_files;
+  if (auto packs = load_campaign_packs(config, library.all()); !packs) return packs.error();
+  auto seed = plugin.seed_source(config.arch);
+  if (!seed) return seed.error();
+  std::string candidate = seed->text;
+  if (!request.seed_file.empty()) {
+    auto text = read_file(request.seed_file);
+    if (!text) return make_error("--seed: " + text.error().message);
+    candidate = std::move(*text);
+  }
+  auto constraints = load_constraints(plugin, {});
+  if (!constraints) return constraints.error();
+  auto campaign = Campaign::create(request.dir, config, candidate, sha256_hex(seed->text));
+  if (!campaign) return campaign.error();
+  const ContractFiles contract{contract_markdown(plugin, *constraints, config.arch, *scenarios, "include"),
+                               candidate_header_files(plugin)};
+  auto kept = write_agent_files(campaign->dir(), campaign->config(), kseek_executable, info.description, contract);
+  if (!kept) return kept.error();
+  outcome.dir = campaign->dir();
+  outcome.config = campaign->config();
+  outcome.scenarios = scenarios->size();
+  outcome.kept_existing_files = std::move(*kept);
+  return outcome;
+}
 
 Result<EvaluationFollowUp> record_campaign_evaluation(const AppOptions& options, const fs::path& dir,
                                                       const json& eval_record, const std::string& via) {
@@ -191,6 +274,15 @@ Result<GateOutcome> campaign_gate(const fs::path& dir, const std::string& caller
   logged["caller"] = caller;
   if (auto a = campaign->append("gate", logged); !a) return a.error();
   return outcome;
+}
+
+json to_json(const InitOutcome& outcome) {
+  return {{"status", "OK"},
+          {"campaign", outcome.dir.string()},
+          {"config", to_json(outcome.config)},
+          {"scenarios", outcome.scenarios},
+          {"kept_existing_files", outcome.kept_existing_files},
+          {"installed_packs", {{"taken", pack_notes(outcome.packs.taken)}, {"left_out", pack_notes(outcome.packs.left_out)}}}};
 }
 
 json to_json(const AskedQuestion& question) {

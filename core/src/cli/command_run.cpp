@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "campaign_actions.hpp"
-#include "campaign_files.hpp"
+#include "kseek/core/app/campaign_files.hpp"
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
@@ -115,24 +115,24 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::pat
   };
   if (spec.kind == AgentKind::kClaude) {
     const fs::path settings = run_dir / "claude-settings.json", mcp = run_dir / "claude-mcp.json";
-    if (auto w = write(settings, hook_settings(exe, dir, "claude")); !w) return w.error();
-    if (auto w = write(mcp, mcp_registration(exe, dir)); !w) return w.error();
+    if (auto w = write(settings, app::hook_settings(exe, dir, "claude")); !w) return w.error();
+    if (auto w = write(mcp, app::mcp_registration(exe, dir)); !w) return w.error();
     // --settings and --mcp-config work with and without --bare (which skips project settings); bypassPermissions
     // (the documented name of --dangerously-skip-permissions) because no person answers prompts in a -p run.
     return std::vector<std::string>{"--print", "--settings", settings.string(), "--mcp-config", mcp.string(),
                                     "--strict-mcp-config", "--permission-mode", "bypassPermissions"};
   }
   if (spec.kind == AgentKind::kCodex) {
-    const json hooks = hook_settings(exe, dir, "codex");
-    const json server = codex_mcp_server(exe, dir);
+    const json hooks = app::hook_settings(exe, dir, "codex");
+    const json server = app::codex_mcp_server(exe, dir);
     // Kept beside the session logs so a person can see exactly what Codex was given.
     if (auto w = write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}}); !w) {
       return w.error();
     }
     std::vector<std::string> flags = {"--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write",
-                                      "-c", "mcp_servers.kseek=" + toml_inline(server)};
+                                      "-c", "mcp_servers.kseek=" + app::toml_inline(server)};
     for (const auto& [event, groups] : hooks["hooks"].items()) {
-      flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, toml_inline(groups))});
+      flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, app::toml_inline(groups))});
     }
     return flags;
   }

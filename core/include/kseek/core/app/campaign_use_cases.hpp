@@ -1,4 +1,4 @@
-// The campaign verbs as use cases (record an evaluation, status, ask, claim, steer, gate), the same for the CLI, the
+// The campaign verbs as use cases (init, record an evaluation, status, ask, claim, steer, gate), the same for the CLI, the
 // hooks and the MCP server. Each returns a typed outcome, or an error when the verb could not do its job; each outcome
 // has one JSON document, the one `kseek <verb> --json` prints and the MCP tool returns.
 // It must never print, nor choose an exit code: that is how the CLI shows an outcome, not what happened.
@@ -12,11 +12,33 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/app/app_options.hpp"
+#include "kseek/core/app/campaign_pack_choice.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/campaign/claim_classifier.hpp"
 #include "kseek/sdk/result.hpp"
 
 namespace kseek::app {
+
+// A new campaign: where, for which plugin and selection, with which goal and questions.
+struct InitRequest {
+  std::filesystem::path dir;  // may exist, must not hold a campaign
+  std::string plugin_id;
+  std::string set;                     // empty: the plugin's default
+  std::vector<std::string> scenarios;  // empty: the whole set
+  std::string goal;
+  std::string peer;            // another implementation exists (named): enables those questions
+  bool questions = true;       // false: a control campaign
+  std::filesystem::path seed_file;  // empty: start from the plugin's seed
+  std::vector<std::string> packs;   // empty: built-in packs, the plugin's own and the installed ones that fit
+};
+
+struct InitOutcome {
+  std::filesystem::path dir;
+  CampaignConfig config;
+  std::size_t scenarios = 0;
+  std::vector<std::string> kept_existing_files;  // a person's files the agent files did not overwrite
+  PackChoice packs;                               // which installed packs were taken or left out, and why
+};
 
 // A question chosen for an event and logged (the log's `question` line, as written).
 struct AskedQuestion {
@@ -57,6 +79,12 @@ struct GateOutcome {
   std::string caller;
 };
 
+// Creates the campaign folder: campaign.json, the log, the candidate (the seed, or seed_file), the operator's contract
+// and the agent files (hooks and MCP registration naming `kseek_executable`). Nothing is created when the request is
+// wrong (plugin, selection, goal, packs).
+Result<InitOutcome> campaign_init(const AppOptions& options, const InitRequest& request,
+                                  const std::filesystem::path& kseek_executable);
+
 // After an evaluation in a campaign: stores and logs the record, logs the events it raises and, when questions are
 // on, the question for the most pressing one. `via` names who evaluated ("cli", "mcp").
 Result<EvaluationFollowUp> record_campaign_evaluation(const AppOptions& options, const std::filesystem::path& dir,
@@ -80,6 +108,7 @@ Result<SteerOutcome> campaign_steer(const std::filesystem::path& dir, const std:
 Result<GateOutcome> campaign_gate(const std::filesystem::path& dir, const std::string& caller);
 
 // The documents: each has "status" ("OK", or "MET"/"UNMET" for the gate).
+nlohmann::json to_json(const InitOutcome& outcome);
 nlohmann::json to_json(const AskedQuestion& question);
 nlohmann::json to_json(const GateResult& gate);
 nlohmann::json to_json(const EvaluationFollowUp& follow_up);

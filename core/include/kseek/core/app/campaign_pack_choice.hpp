@@ -8,7 +8,7 @@
 #include "kseek/sdk/result.hpp"
 #include "kseek/core/app/question_library.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 
 struct InstalledPackNote {
   std::string id;
@@ -26,7 +26,7 @@ struct PackChoice {
 // `named` empty: every built-in pack, the campaign plugin's own, and every installed pack (user folder) whose
 // architecture is none or the campaign's (sm_90a matches sm_90). `named` given: exactly those, each of which must
 // exist and fit the campaign's architecture. A pack whose architecture is not sm_NN or sm_NNa is never taken.
-Result<PackChoice> choose_campaign_packs(const app::PackLibrary& library, const std::string& plugin_id,
+Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::string& plugin_id,
                                          const std::string& arch, const std::vector<std::string>& named);
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

@@ -1,6 +1,6 @@
 // The pack selection of `kseek init`: built-in and plugin packs by default, installed ones when they fit.
 // It must never pin a pack file by a relative path: hooks and the MCP server run from other folders.
-#include "campaign_pack_choice.hpp"
+#include "kseek/core/app/campaign_pack_choice.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace kseek::cli {
+namespace kseek::app {
 namespace {
 
 // sm_90a and sm_90 name one generation for pack selection (as question selection reads them).
@@ -30,7 +30,7 @@ std::string misfit(const QuestionPack& pack, const std::string& arch) {
   return {};
 }
 
-bool installed(const app::NamedPack& named) { return named.source == "user" || named.source == "campaign"; }
+bool installed(const NamedPack& named) { return named.source == "user" || named.source == "campaign"; }
 
 std::string absolute_file(const std::string& file) {
   std::error_code ec;
@@ -40,10 +40,10 @@ std::string absolute_file(const std::string& file) {
 
 }  // namespace
 
-Result<PackChoice> choose_campaign_packs(const app::PackLibrary& library, const std::string& plugin_id,
+Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::string& plugin_id,
                                          const std::string& arch, const std::vector<std::string>& named) {
   PackChoice choice;
-  auto take = [&](const app::NamedPack& pack) {
+  auto take = [&](const NamedPack& pack) {
     choice.ids.push_back(pack.pack.id);
     if (installed(pack)) {
       choice.pinned_files.push_back(absolute_file(pack.file));
@@ -53,7 +53,7 @@ Result<PackChoice> choose_campaign_packs(const app::PackLibrary& library, const 
   if (!named.empty()) {
     for (const auto& id : named) {
       auto it = std::find_if(library.packs.begin(), library.packs.end(),
-                             [&](const app::NamedPack& p) { return p.pack.id == id; });
+                             [&](const NamedPack& p) { return p.pack.id == id; });
       if (it == library.packs.end()) {
         std::string known;
         for (const auto& p : library.packs) known += (known.empty() ? "" : ", ") + p.pack.id;
@@ -81,4 +81,4 @@ Result<PackChoice> choose_campaign_packs(const app::PackLibrary& library, const 
   return choice;
 }
 
-}  // namespace kseek::cli
+}  // namespace kseek::app
