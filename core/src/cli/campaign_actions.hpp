@@ -1,4 +1,4 @@
-// How the commands, the hooks and `kseek mcp` show the campaign use cases (kseek/core/app/campaign_use_cases.hpp):
+// How the commands and `kseek mcp` show the campaign use cases (kseek/core/app/campaign_use_cases.hpp):
 // each outcome as its JSON document with the exit code `kseek <verb>` returns. It must never decide anything itself:
 // what happened is the use case's, only the exit code and the rendering are chosen here.
 #pragma once

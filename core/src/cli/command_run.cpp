@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "campaign_actions.hpp"
+#include "kseek/core/app/campaign_use_cases.hpp"
 #include "kseek/core/app/campaign_files.hpp"
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
@@ -243,8 +243,14 @@ std::string signal_name(int s) {
   }
 }
 
-std::string compose_prompt(const Campaign& campaign, int session, const json& gate, const json& question,
-                           const std::string& budget_line) {
+// The gate as `kseek run` acts on it: one that could not be computed holds nothing.
+GateResult run_gate(const fs::path& dir) {
+  auto gate = app::campaign_gate(dir, "run");
+  return gate ? gate->gate : GateResult{};
+}
+
+std::string compose_prompt(const Campaign& campaign, int session, const GateResult& gate,
+                           const std::optional<app::AskedQuestion>& question, const std::string& budget_line) {
   const CampaignConfig& c = campaign.config();
   std::ostringstream p;
   p << fmt::format("kseek campaign, session {} (started by `kseek run`). Optimise `{}` for the operator {} on the "
@@ -252,8 +258,8 @@ std::string compose_prompt(const Campaign& campaign, int session, const json& ga
                    session, c.candidate, c.plugin, c.set, campaign.dir().string());
   p << "Goal (computed by `kseek gate`, not judged): " << c.goal << "\n";
   p << "It does not hold for the candidate as it is now:\n";
-  for (const auto& u : gate.value("unmet", json::array())) p << "- " << u.get<std::string>() << "\n";  // evidence first
-  if (question.is_object()) p << "\nQuestion (" << question.value("event", "") << "): " << question.value("text", "") << "\n";
+  for (const auto& u : gate.unmet()) p << "- " << u << "\n";  // evidence first
+  if (question) p << "\nQuestion (" << question->event << "): " << question->chosen.text << "\n";
   p << "\nWork by measurement: change the candidate, run `kseek eval`, read `kseek status`. The goal is met only when "
        "`kseek gate` exits 0; a claim is not evidence. "
     << budget_line << "\n";
@@ -350,8 +356,8 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     return code;
   };
 
-  json gate = campaign_gate(options, dir, "run").document;
-  if (gate.value("holds", false)) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
+  GateResult gate = run_gate(dir);
+  if (gate.holds) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
 
   for (;;) {
     if (g_stop_signal != 0) return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
@@ -371,13 +377,11 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     const int session = ++sessions;
     // The question: for the newest unanswered event; else ending a session with the goal unmet is a completion claim
     // (as the stop hook reads a stop).
-    json question;
-    ActionResult asked = campaign_ask(options, dir, "", "run");
-    if (asked.document.contains("question") && asked.document["question"].is_object()) {
-      question = asked.document["question"];
+    std::optional<app::AskedQuestion> question;
+    if (auto asked = app::campaign_ask(options, dir, "", "run"); asked && asked->question) {
+      question = std::move(asked->question);
     } else if (session > 1 && campaign.config().questions) {
-      ActionResult claim = campaign_ask(options, dir, "completion-claim", "run");
-      if (claim.document.contains("question") && claim.document["question"].is_object()) question = claim.document["question"];
+      if (auto claim = app::campaign_ask(options, dir, "completion-claim", "run"); claim) question = std::move(claim->question);
     }
     std::string budget_line = fmt::format("This is session {} of at most {}", session, args.budget_sessions);
     if (args.budget_evals > 0) budget_line += fmt::format("; {} of {} evaluations used", evals, args.budget_evals);
@@ -397,7 +401,7 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     launch.stdin_file = spec->prompt_as_argument ? fs::path() : prompt_file;
     launch.output_file = output_file;
     if (auto a = campaign.append("session", {{"phase", "start"}, {"agent", spec->label}, {"session", session},
-                                             {"question", question.is_object() ? question.value("id", "") : ""},
+                                             {"question", question ? question->chosen.id : ""},
                                              {"prompt_file", fs::relative(prompt_file, dir).string()}});
         !a) {
       return finish("error", kExitUsage, a.error().message);
@@ -456,14 +460,14 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     if (end.reason == AgentEnd::Reason::kStopRequested) {
       return finish("interrupted", kExitInterrupted, fmt::format("stopped by {} during session {}", signal_name(end.code), session));
     }
-    gate = campaign_gate(options, dir, "run").document;
-    if (gate.value("holds", false)) {
+    gate = run_gate(dir);
+    if (gate.holds) {
       return finish("goal-met", kExitOk, fmt::format("the goal holds after session {} (evaluation {})", session,
-                                                     gate.value("evaluation", 0)));
+                                                     gate.evaluation));
     }
     if (!options.json) {
       std::cout << "kseek run: goal not met:\n";
-      for (const auto& u : gate.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
+      for (const auto& u : gate.unmet()) std::cout << "  - " << u << "\n";
     }
   }
 }
