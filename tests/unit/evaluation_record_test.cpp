@@ -78,6 +78,9 @@ TEST(EvaluationRecord, AWrongKeyIsNamedByItsPath) {
   record = kseek::evaluation_record_from_json(r);
   ASSERT_FALSE(record.ok());
   EXPECT_NE(record.error().message.find("scenarios[0].status"), std::string::npos) << record.error().message;
+  // The one status mapping's error: the unknown text and the spellings it could have been.
+  EXPECT_NE(record.error().message.find("'GREAT'"), std::string::npos) << record.error().message;
+  EXPECT_NE(record.error().message.find("NOT_RUNNABLE"), std::string::npos) << record.error().message;
 
   r["scenarios"][0]["status"] = "PASSED";
   r["status"] = "DONE";

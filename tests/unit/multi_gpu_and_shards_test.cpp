@@ -54,7 +54,10 @@ class MultiGpuScheduler : public ::testing::Test {
   std::vector<GpuTarget> gpus(const GpuSelection& selection) {
     std::vector<GpuTarget> targets;
     for (const auto& probe : probe_gpus(worker, selection, work)) {
-      if (probe.value("available", false)) targets.push_back({probe.value("ordinal", -1), probe});
+      if (!probe.value("available", false)) continue;
+      auto target = gpu_target(probe);
+      EXPECT_TRUE(target) << target.error().message;
+      if (target) targets.push_back(std::move(*target));
     }
     return targets;
   }
@@ -110,8 +113,9 @@ TEST(UsableGpus, OneModelPerEvaluationAndEveryOtherGpuSaysWhyItIsLeftOut) {
       {{"ordinal", 3}, {"available", true}, {"name", "NVIDIA H200"}}};
   const UsableGpus usable = usable_gpus(probes);
   ASSERT_EQ(usable.gpus.size(), 2u);
-  EXPECT_EQ(usable.gpus[0].ordinal, 0);
-  EXPECT_EQ(usable.gpus[1].ordinal, 3);
+  EXPECT_EQ(usable.gpus[0].gpu.ordinal, 0);
+  EXPECT_EQ(usable.gpus[1].gpu.ordinal, 3);
+  EXPECT_EQ(usable.gpus[1].gpu.name, "NVIDIA H200");
   EXPECT_NE(usable.not_used.find("DEVICES_UNAVAILABLE"), std::string::npos) << usable.not_used;
   EXPECT_NE(usable.not_used.find("GPU 2 (NVIDIA H100 80GB HBM3) is not used"), std::string::npos) << usable.not_used;
 
@@ -234,6 +238,31 @@ TEST_F(MultiGpuScheduler, ProgressIsCalledOncePerScenario) {
 }
 
 // ---- the shard split and the command-line forms ---------------------------------------------------------------
+
+// The worker's result enters the record typed: a result no reader would accept (a stand-in worker's unknown status) is
+// that worker's crash, and the job, not the result, says which scenario it was and with which inputs.
+TEST(WorkerResults, AnUnreadableResultIsTheWorkersCrashAndTheJobNamesTheScenario) {
+  PreparedScenario prepared;
+  prepared.job.scenario.id = "S07";
+  prepared.job.scenario.name = "n=7";
+  prepared.job.input_seed = 77;
+  const ScenarioOutcome unreadable = outcome_of_worker({{"status", "GREAT"}, {"message", "fake"}}, prepared);
+  EXPECT_EQ(unreadable.status, Status::kCrashed);
+  EXPECT_NE(unreadable.message.value_or("").find("'GREAT'"), std::string::npos) << unreadable.message.value_or("");
+  EXPECT_EQ(unreadable.scenario, "S07");
+  EXPECT_EQ(unreadable.input_seed, 77u);
+
+  const ScenarioOutcome read = outcome_of_worker(
+      {{"status", "PASSED"}, {"message", ""}, {"input_seed", 5}, {"wall_seconds", 1.5}, {"timing", {{"ratio", 1.2}}}},
+      prepared);
+  EXPECT_EQ(read.status, Status::kPassed);
+  EXPECT_EQ(read.name, "n=7");
+  EXPECT_EQ(read.input_seed, 5u) << "the worker's own seed is kept";
+  ASSERT_TRUE(read.timing.has_value());
+  EXPECT_DOUBLE_EQ(read.timing->ratio, 1.2);
+  // A verdict reached without a worker has no wall time, and the record writes none.
+  EXPECT_FALSE(to_json(outcome_of_worker({{"status", "FAILED"}}, prepared)).contains("wall_seconds"));
+}
 
 TEST(ShardSplit, LongestFirstToTheLeastLoadedShard) {
   // 5 -> 0; 4 -> 1; 3 -> 1 (4 < 5); 3 -> 0 (5 < 7); 3 -> 1 (7 < 8)

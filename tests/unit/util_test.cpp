@@ -2,8 +2,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "kseek/core/status.hpp"
 #include "kseek/core/util/files.hpp"
@@ -69,6 +71,46 @@ TEST(Table, AlignsColumnsAndRightAlignsNumbers) {
   table.add_row({"a", "1"});
   table.add_row({"longer", "100"});
   EXPECT_EQ(table.render({1}), "name      n\n-----------\na         1\nlonger  100\n");
+}
+
+// The golden list is the record's vocabulary in enum order: a renamed spelling, a value added in the middle, or one
+// appended without its spelling fails here before any record carries it.
+TEST(Status, EveryValueIsSpelledAsTheGoldenListAndRoundTrips) {
+  std::ifstream in(std::string(KSEEK_GOLDEN_DIR) + "/statuses.json");
+  ASSERT_TRUE(in) << "tests/golden/statuses.json";
+  const auto golden = nlohmann::json::parse(in);
+  ASSERT_TRUE(golden.is_array() && golden.size() >= 10) << golden.dump();
+  for (std::size_t i = 0; i < golden.size(); ++i) {
+    const auto status = static_cast<Status>(i);
+    EXPECT_EQ(to_string(status), golden[i].get<std::string>()) << "enum value " << i;
+    auto parsed = parse_status(golden[i].get<std::string>());
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_EQ(*parsed, status);
+  }
+  EXPECT_EQ(to_string(static_cast<Status>(golden.size())), "UNKNOWN")
+      << "a Status value past the golden list's end: add its spelling to tests/golden/statuses.json and "
+         "docs/result-schema.md";
+}
+
+TEST(Status, TheDocumentedSpellingsAreTheGoldenList) {
+  std::ifstream in(std::string(KSEEK_GOLDEN_DIR) + "/statuses.json");
+  std::ifstream doc(std::string(KSEEK_SOURCE_DIR) + "/docs/result-schema.md");
+  ASSERT_TRUE(in && doc);
+  std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  std::string spelled;
+  for (const auto& s : nlohmann::json::parse(in)) spelled += (spelled.empty() ? "" : " ") + s.get<std::string>();
+  // The schema page spells them in one backquoted list, broken over lines like any paragraph.
+  for (auto& c : text) c = c == '\n' ? ' ' : c;
+  EXPECT_NE(text.find("`" + spelled + "`"), std::string::npos) << "docs/result-schema.md should list `" << spelled << "`";
+}
+
+TEST(Status, AnUnknownSpellingIsAnErrorThatNamesItAndTheKnownOnes) {
+  auto parsed = parse_status("passed");
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("'passed'"), std::string::npos) << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("PASSED"), std::string::npos) << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("NOT_RUNNABLE"), std::string::npos) << parsed.error().message;
+  EXPECT_FALSE(parse_status(""));
 }
 
 TEST(Status, SpellingsRoundTrip) {

@@ -189,6 +189,36 @@ std::optional<double> optional_number(const json& j, const char* key) {
   return std::nullopt;
 }
 
+std::string text_of(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// The line's scenarios, read leniently (a log outlives the kseek that wrote it): an entry that is not an object is
+// skipped, a key that is missing or of another type reads as absent.
+std::vector<LoggedScenario> logged_scenarios(const json& line) {
+  std::vector<LoggedScenario> out;
+  const auto list = line.find("scenarios");
+  if (list == line.end() || !list->is_array()) return out;
+  for (const auto& entry : *list) {
+    if (!entry.is_object()) continue;
+    out.push_back({text_of(entry, "id"), text_of(entry, "status"), optional_number(entry, "ratio"),
+                   optional_number(entry, "ci_low"), optional_number(entry, "ci_high")});
+  }
+  return out;
+}
+
+json logged_scenarios_json(const std::vector<LoggedScenario>& scenarios) {
+  json out = json::array();
+  for (const auto& s : scenarios) {
+    json entry = {{"id", s.id}, {"status", s.status}};
+    if (s.ratio) entry["ratio"] = *s.ratio;
+    if (s.ci_low) entry["ci_low"] = *s.ci_low;
+    if (s.ci_high) entry["ci_high"] = *s.ci_high;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string campaign_id_of(const std::vector<LogRecord>& records) {
@@ -260,7 +290,7 @@ std::optional<EvaluationSummary> evaluation_of(const LogRecord& record) {
   s.geomean = optional_number(v, "geomean");
   s.geomean_low = optional_number(v, "geomean_low");
   s.geomean_high = optional_number(v, "geomean_high");
-  s.scenarios = v.value("scenarios", json::array());
+  s.scenarios = logged_scenarios(v);
   return s;
 }
 
@@ -465,15 +495,15 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
   s.number = number;
   s.candidate_sha256 = record.candidate.sha256;
   s.status = std::string(to_string(record.status));
-  s.scenarios = json::array();
   for (const auto& r : record.scenario_list()) {
-    json entry = {{"id", r.scenario}, {"status", to_string(r.status)}};
+    LoggedScenario& entry = s.scenarios.emplace_back();
+    entry.id = r.scenario;
+    entry.status = std::string(to_string(r.status));
     if (r.timing) {
-      entry["ratio"] = r.timing->ratio;
-      entry["ci_low"] = r.timing->ci_low;
-      entry["ci_high"] = r.timing->ci_high;
+      entry.ratio = r.timing->ratio;
+      entry.ci_low = r.timing->ci_low;
+      entry.ci_high = r.timing->ci_high;
     }
-    s.scenarios.push_back(entry);
   }
   s.all_passed = record.status == RecordStatus::kComplete && record.all_passed();
   if (record.summary && record.summary->geomean) {
@@ -491,7 +521,7 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
                  {"geomean", num(s.geomean)},
                  {"geomean_low", num(s.geomean_low)},
                  {"geomean_high", num(s.geomean_high)},
-                 {"scenarios", s.scenarios},
+                 {"scenarios", logged_scenarios_json(s.scenarios)},
                  {"gpu", record.environment ? record.environment->name.value_or("") : ""},
                  {"measure_time", record.settings ? record.settings->measure_time : true}};
   if (auto a = append("evaluation", fields); !a) return a.error();

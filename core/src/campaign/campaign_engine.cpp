@@ -83,10 +83,11 @@ std::string failing_list(const EvaluationSummary& e, std::size_t limit = 4) {
   std::string list;
   std::size_t shown = 0, failing = 0;
   for (const auto& s : e.scenarios) {
-    if (s.value("status", "") == "PASSED") continue;
+    if (s.status == "PASSED") continue;
     ++failing;
     if (shown < limit) {
-      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", s.value("id", "?"), s.value("status", "?"));
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", s.id.empty() ? "?" : s.id,
+                          s.status.empty() ? "?" : s.status);
       ++shown;
     }
   }
@@ -107,17 +108,16 @@ std::string scenario_jumps(const std::vector<EvaluationSummary>& evals, double f
   for (std::size_t i = 0; i + 1 < evals.size(); ++i) {
     if (evals[i].status != "COMPLETE") continue;
     for (const auto& s : evals[i].scenarios) {
-      if (s.value("status", "") != "PASSED" || !s.contains("ratio")) continue;
-      const std::string id = s.value("id", "");
-      best_before[id] = std::max(best_before.count(id) ? best_before[id] : 1.0, s.value("ratio", 1.0));
+      if (s.status != "PASSED" || !s.ratio) continue;
+      best_before[s.id] = std::max(best_before.count(s.id) ? best_before[s.id] : 1.0, *s.ratio);
     }
   }
   std::string out;
   for (const auto& s : evals.back().scenarios) {
-    if (s.value("status", "") != "PASSED" || !s.contains("ratio")) continue;
-    const std::string id = s.value("id", "");
+    if (s.status != "PASSED" || !s.ratio) continue;
+    const std::string& id = s.id;
     const double best = best_before.count(id) ? best_before[id] : 1.0;
-    const double ratio = s.value("ratio", 1.0);
+    const double ratio = *s.ratio;
     if (ratio > best * factor) {
       out += fmt::format("{}{} {:.2f}x the seed (best before {:.2f})", out.empty() ? "" : ", ", id, ratio, best);
     }
@@ -144,7 +144,7 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
     const Progress before = progress_before(evals, evals.size() - 1, config.thresholds, started);
     const bool ran = latest.status == "COMPLETE";
     bool mistrusted = false;
-    for (const auto& s : latest.scenarios) mistrusted = mistrusted || s.value("status", "") == "MISTRUSTED";
+    for (const auto& s : latest.scenarios) mistrusted = mistrusted || s.status == "MISTRUSTED";
     // The previous completed evaluation, for the regression's transition.
     const EvaluationSummary* previous = nullptr;
     for (std::size_t i = evals.size() - 1; i-- > 0;) {

@@ -4,16 +4,12 @@
 #include <memory>
 
 #include "campaign_actions.hpp"
-#include "campaign_pack_choice.hpp"
-#include "operator_contract.hpp"
-#include "campaign_files.hpp"
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/util/shell.hpp"
-#include "question_library.hpp"
 
 namespace kseek::cli {
 namespace fs = std::filesystem;
@@ -44,104 +40,45 @@ struct InitArgs {
   std::vector<std::string> scenarios, packs;
 };
 
-// The folders later commands of the campaign must load plugins from: every --plugin-dir, and the folder the plugin
-// came from when that is not kseek's own (KSEEK_PLUGIN_PATH may differ in a hook's environment). Absolute.
-std::vector<std::string> campaign_plugin_dirs(const GlobalOptions& options, const LoadedPlugin& loaded) {
-  std::vector<fs::path> folders = options.plugin_dirs;
-  const auto search = PluginRegistry::search_path({});
-  std::error_code ec;
-  const fs::path from = loaded.path.parent_path();
-  if (search.empty() || !fs::equivalent(from, search.back(), ec)) folders.push_back(from);
-  std::vector<std::string> out;
-  for (const auto& folder : folders) {
-    const std::string absolute = fs::absolute(folder, ec).lexically_normal().string();
-    if (std::find(out.begin(), out.end(), absolute) == out.end()) out.push_back(absolute);
-  }
-  return out;
-}
-
 int run_init(const GlobalOptions& options, const InitArgs& args) {
-  PluginRegistry registry;
-  load_plugins(options, registry);
-  auto loaded = registry.require(args.plugin_id);
-  if (!loaded) return fail(options, kExitUsage, "ERROR", loaded.error().message);
-  const Plugin& plugin = *(*loaded)->plugin;
-  const PluginInfo info = plugin.info();
-  auto scenarios = select_scenarios(plugin, args.set, args.scenarios);
-  if (!scenarios) return fail(options, kExitUsage, "ERROR", scenarios.error().message);
-  if (auto goal = parse_goal(args.goal); !goal) {
-    return fail(options, kExitUsage, "ERROR", "--goal: " + goal.error().message);
-  }
   if (args.questions != "on" && args.questions != "off") {
     return fail(options, kExitUsage, "ERROR", fmt::format("--questions must be on or off, not '{}'", args.questions));
   }
-  CampaignConfig config;
-  config.plugin = info.id;
-  config.set = args.set.empty() ? info.default_set : args.set;
-  config.scenarios = args.scenarios;
-  config.goal = args.goal;
-  config.peer = args.peer;
-  config.questions = args.questions == "on";
-  config.arch = scenarios->empty() || scenarios->front().required_arch.empty() ? info.target_archs.front()
-                                                                              : scenarios->front().required_arch;
-  config.plugin_dirs = campaign_plugin_dirs(options, **loaded);
-  // Packs: the ones named, else the built-in ones, the plugin's own and the installed ones that fit (pinned by file).
-  const PackLibrary library = collect_question_packs(options);
-  auto choice = choose_campaign_packs(library, info.id, config.arch, args.packs);
-  if (!choice) return fail(options, kExitUsage, "ERROR", choice.error().message);
-  config.packs = choice->ids;
-  config.pack_files = choice->pinned_files;
-  if (auto packs = load_campaign_packs(config, library.all()); !packs) {
-    return fail(options, kExitUsage, "ERROR", packs.error().message);
-  }
-  auto seed = plugin.seed_source(config.arch);
-  if (!seed) return fail(options, kExitUsage, "ERROR", seed.error().message);
-  std::string candidate = seed->text;
-  if (!args.seed_file.empty()) {
-    auto text = read_file(args.seed_file);
-    if (!text) return fail(options, kExitUsage, "ERROR", "--seed: " + text.error().message);
-    candidate = std::move(*text);
-  }
-  auto campaign = Campaign::create(args.dir, config, candidate, sha256_hex(seed->text));
-  if (!campaign) return fail(options, kExitUsage, "ERROR", campaign.error().message);
   // The hooks and the MCP registration start this kseek again: an empty path there would break every hook.
   auto exe = self_executable();
   if (!exe) return fail(options, kExitUsage, "ERROR", exe.error().message);
-  auto constraints = load_constraints(plugin, {});
-  if (!constraints) return fail(options, kExitUsage, "ERROR", constraints.error().message);
-  const ContractFiles contract{contract_markdown(plugin, *constraints, config.arch, *scenarios, "include"),
-                               candidate_header_files(plugin)};
-  auto kept = write_agent_files(campaign->dir(), campaign->config(), *exe, info.description, contract);
-  if (!kept) return fail(options, kExitUsage, "ERROR", kept.error().message);
-  auto notes = [](const std::vector<InstalledPackNote>& list) {
-    json out = json::array();
-    for (const auto& n : list) {
-      out.push_back({{"pack", n.id}, {"file", n.file}});
-      if (!n.reason.empty()) out.back()["reason"] = n.reason;
-    }
-    return out;
-  };
+  app::InitRequest request;
+  request.dir = args.dir;
+  request.plugin_id = args.plugin_id;
+  request.set = args.set;
+  request.scenarios = args.scenarios;
+  request.goal = args.goal;
+  request.peer = args.peer;
+  request.questions = args.questions == "on";
+  request.seed_file = args.seed_file;
+  request.packs = args.packs;
+  auto outcome = app::campaign_init(options, request, *exe);
+  if (!outcome) return fail(options, kExitUsage, "ERROR", outcome.error().message);
   if (options.json) {
-    print_json({{"status", "OK"}, {"campaign", campaign->dir().string()}, {"config", to_json(campaign->config())},
-                {"scenarios", scenarios->size()}, {"kept_existing_files", *kept},
-                {"installed_packs", {{"taken", notes(choice->taken)}, {"left_out", notes(choice->left_out)}}}});
-  } else {
-    std::cout << fmt::format("campaign created in {}\n", campaign->dir().string());
-    std::cout << fmt::format("  plugin {}  set {} ({} scenarios)  arch {}\n", config.plugin, config.set,
-                             scenarios->size(), config.arch);
-    std::cout << fmt::format("  goal   {}\n", config.goal);
-    std::cout << fmt::format("  questions {} (packs: {})\n", config.questions ? "on" : "off (control campaign)",
-                             fmt::join(config.packs, ", "));
-    for (const auto& n : choice->taken) std::cout << fmt::format("  installed pack {} taken ({})\n", n.id, n.file);
-    for (const auto& n : choice->left_out) {
-      std::cout << fmt::format("  installed pack {} left out: {} ({})\n", n.id, n.reason, n.file);
-    }
-    for (const auto& dir : config.plugin_dirs) std::cout << fmt::format("  plugin folder {} (recorded)\n", dir);
-    std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md CONTRACT.md include/ .claude/ .codex/ .mcp.json\n",
-                             config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
-    for (const auto& k : *kept) std::cout << fmt::format("  kept your existing {}\n", k);
-    std::cout << "next: cd into it and start your agent, or `kseek run` it\n";
+    print_json(app::to_json(*outcome));
+    return kExitOk;
   }
+  const CampaignConfig& config = outcome->config;
+  std::cout << fmt::format("campaign created in {}\n", outcome->dir.string());
+  std::cout << fmt::format("  plugin {}  set {} ({} scenarios)  arch {}\n", config.plugin, config.set, outcome->scenarios,
+                           config.arch);
+  std::cout << fmt::format("  goal   {}\n", config.goal);
+  std::cout << fmt::format("  questions {} (packs: {})\n", config.questions ? "on" : "off (control campaign)",
+                           fmt::join(config.packs, ", "));
+  for (const auto& n : outcome->packs.taken) std::cout << fmt::format("  installed pack {} taken ({})\n", n.id, n.file);
+  for (const auto& n : outcome->packs.left_out) {
+    std::cout << fmt::format("  installed pack {} left out: {} ({})\n", n.id, n.reason, n.file);
+  }
+  for (const auto& dir : config.plugin_dirs) std::cout << fmt::format("  plugin folder {} (recorded)\n", dir);
+  std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md CONTRACT.md include/ .claude/ .codex/ .mcp.json\n",
+                           config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
+  for (const auto& k : outcome->kept_existing_files) std::cout << fmt::format("  kept your existing {}\n", k);
+  std::cout << "next: cd into it and start your agent, or `kseek run` it\n";
   return kExitOk;
 }
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "operator_contract.hpp"
+#include "kseek/core/app/operator_contract.hpp"
 
 namespace kseek::cli {
 
@@ -38,11 +38,11 @@ void register_contract_command(CLI::App& app, GlobalOptions& options, int& exit_
     }
     const PluginInfo info = plugin.info();
     const std::string arch = args->arch.empty() ? info.target_archs.front() : args->arch;
-    const std::string text = contract_markdown(plugin, *constraints, arch, *scenarios, "");
+    const std::string text = app::contract_markdown(plugin, *constraints, arch, *scenarios, "");
     exit_code = kExitOk;
     if (options.json) {
       nlohmann::json headers = nlohmann::json::array();
-      for (const auto& h : candidate_header_files(plugin)) headers.push_back(h.name);
+      for (const auto& h : app::candidate_header_files(plugin)) headers.push_back(h.name);
       print_json({{"status", "OK"}, {"plugin", info.id}, {"arch", arch}, {"headers", headers}, {"contract", text}});
     } else {
       std::cout << text;

@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "campaign_actions.hpp"
-#include "evaluation_use_case.hpp"
 #include "commands.hpp"
 #include "eval_progress.hpp"
+#include "kseek/core/app/evaluation_use_case.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/eval/stage_summary.hpp"
@@ -16,7 +16,7 @@
 namespace kseek::cli {
 namespace {
 
-using EvalArgs = EvaluationRequest;
+using EvalArgs = app::EvaluationRequest;
 
 std::vector<std::string> table_row(const ScenarioOutcome& r) {
   std::string error, seed_ms, cand_ms, ratio, tflops, peak;
@@ -42,7 +42,7 @@ std::vector<std::string> table_row(const ScenarioOutcome& r) {
   std::string detail = r.message.value_or("");
   if (detail.size() > 90) detail = detail.substr(0, 87) + "...";
   return {r.scenario, std::string(to_string(r.status)), error, seed_ms, cand_ms, ratio, tflops, peak,
-          fmt::format("{:.1f}", r.wall_seconds), detail};
+          fmt::format("{:.1f}", r.wall_seconds.value_or(0.0)), detail};
 }
 
 // What `kseek eval` prints for people: builds, the GPU, the scenario table, the geomean, where the time went.
@@ -101,7 +101,7 @@ int run_eval(const GlobalOptions& options, const EvalArgs& args) {
                "wall s", "detail"});
   // A live line on a terminal, one line per scenario otherwise, nothing with --json (eval_progress.hpp).
   std::unique_ptr<EvalProgress> live_progress;
-  const auto started = [&](const EvaluationStart& start) {
+  const auto started = [&](const app::EvaluationStart& start) {
     if (!options.json) {
       std::cerr << fmt::format("evaluating {} on {} scenarios of {}\n", start.candidate_path, start.scenarios,
                                start.plugin_id);
@@ -111,25 +111,25 @@ int run_eval(const GlobalOptions& options, const EvalArgs& args) {
   const auto progress = [&](const nlohmann::json& r) {
     if (auto outcome = scenario_outcome_from_json(r); outcome && live_progress) live_progress->scenario_finished(*outcome);
   };
-  EvaluationOutcome outcome = run_evaluation(options, args, started, progress);
+  const app::EvaluationOutcome outcome = app::run_evaluation(options, args, started, progress);
   if (live_progress) live_progress->finish();
-  if (!outcome.error.empty()) return fail(options, outcome.exit_code, "ERROR", outcome.error);
+  if (!outcome.error.empty()) return fail(options, exit_code_of(outcome), "ERROR", outcome.error);
   for (const auto& note : outcome.notes) std::cerr << "note: " << note << "\n";
   if (!outcome.write_problem.empty()) std::cerr << "kseek: " << outcome.write_problem << "\n";
   // The campaign directory the use case settled on is in the follow-up; print_record only needs the settings.
   if (options.json) {
-    if (outcome.follow_up.is_null()) {
+    if (!outcome.follow_up) {
       print_json(outcome.record);
     } else {
       nlohmann::json out = outcome.record;
-      out["campaign"] = outcome.follow_up;
+      out["campaign"] = app::to_json(*outcome.follow_up);
       print_json(out);
     }
   } else {
     print_record(*outcome.typed, args, table);
-    if (!outcome.follow_up.is_null()) print_campaign_follow_up(outcome.follow_up);
+    if (outcome.follow_up) print_campaign_follow_up(*outcome.follow_up);
   }
-  return outcome.exit_code;
+  return exit_code_of(outcome);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <thread>
 
-#include "campaign_actions.hpp"
+#include "kseek/core/app/campaign_use_cases.hpp"
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
@@ -354,7 +354,7 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
     const ClaimReading reading = read_claim(*message);  // explicit claims (`kseek claim`, MCP) never come here
     if (reading.kind != ClaimKind::kNone) claim = std::string(claim_kind_name(reading.kind));
     if (!claim.empty()) {
-      (void)campaign_claim(options, campaign->dir(), claim, message->size() > 400 ? clip(*message, 400) : *message,
+      (void)app::campaign_claim(options, campaign->dir(), claim, message->size() > 400 ? clip(*message, 400) : *message,
                            "hook:stop");
     }
   }
@@ -396,10 +396,8 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
     if (event.empty()) event = "completion-claim";
     std::string question_text;
     if (claim.empty()) {  // a claim already logged its question in campaign_claim
-      ActionResult asked = campaign_ask(options, campaign->dir(), event, "hook:stop");
-      if (asked.document.contains("question") && asked.document["question"].is_object()) {
-        question_text = text_or(asked.document["question"], "text", "");
-      }
+      auto asked = app::campaign_ask(options, campaign->dir(), event, "hook:stop");
+      if (asked && asked->question) question_text = asked->question->chosen.text;
     } else if (auto relog = campaign->read_log()) {
       for (auto it = relog->records.rbegin(); it != relog->records.rend(); ++it) {
         if (text_or(it->value, "type", "") == "question") {
@@ -461,13 +459,13 @@ int hook_session_start(const GlobalOptions& options, const HookArgs& args) {
     std::cerr << "kseek hook session-start: " << campaign.error().message << "\n";
     return kExitOk;
   }
-  ActionResult status = campaign_status_action(options, campaign->dir());
-  ActionResult asked = campaign_ask(options, campaign->dir(), "", "hook:session-start");
+  auto status = app::campaign_status(campaign->dir());
+  auto asked = app::campaign_ask(options, campaign->dir(), "", "hook:session-start");
   std::ostringstream text;
   text << "kseek campaign: optimise " << campaign->config().candidate << " for " << campaign->config().plugin
        << " on the scenario set " << campaign->config().set << ".\nGoal (computed by `kseek gate`): "
        << campaign->config().goal << "\n";
-  const json& s = status.document;
+  const json s = status ? *status : json::object();  // a status that could not be read says nothing
   if (s.contains("latest")) {
     text << fmt::format("Latest evaluation {}: {}", s["latest"].value("evaluation", 0),
                         s["latest"].value("all_passed", false) ? "all scenarios passed" : "not all scenarios passed");
@@ -477,9 +475,7 @@ int hook_session_start(const GlobalOptions& options, const HookArgs& args) {
     text << "No evaluation yet: `kseek eval` measures the candidate against the seed.\n";
   }
   for (const auto& u : s.value("gate", json::object()).value("unmet", json::array())) text << "Unmet: " << u.get<std::string>() << "\n";
-  if (asked.document.contains("question") && asked.document["question"].is_object()) {
-    text << "Question: " << asked.document["question"].value("text", "") << "\n";
-  }
+  if (asked && asked->question) text << "Question: " << asked->question->chosen.text << "\n";
   log_hook(*campaign, "session-start", session, "inject", "goal, status and a question");
   print_context("SessionStart", text.str());
   return kExitOk;
@@ -515,9 +511,9 @@ int hook_post_tool(const GlobalOptions& options, const HookArgs& args) {
     text = fmt::format("kseek: event {}. Question: {}", fresh->value("event", ""), fresh->value("text", ""));
   } else {
     if (pending_steers(log->records).empty()) return kExitOk;
-    ActionResult asked = campaign_ask(options, campaign->dir(), "", "hook:post-tool");
-    if (!asked.document.contains("question") || !asked.document["question"].is_object()) return kExitOk;
-    text = "kseek: a question from the person watching this campaign: " + asked.document["question"].value("text", "");
+    auto asked = app::campaign_ask(options, campaign->dir(), "", "hook:post-tool");
+    if (!asked || !asked->question) return kExitOk;
+    text = "kseek: a question from the person watching this campaign: " + asked->question->chosen.text;
   }
   log_hook(*campaign, "post-tool", session, "inject", text);
   print_context("PostToolUse", text);

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "question_library.hpp"
+#include "kseek/core/app/question_library.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/question_evidence.hpp"
 #include "kseek/core/questions/question_lint.hpp"
@@ -70,7 +70,7 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
   command->add_option("--pack", args->pack_id, "Only this pack id");
   command->add_option("--trigger", args->trigger, "Only questions with this trigger (e.g. stagnation)");
   command->callback([&options, &exit_code, args] {
-    PackLibrary library = collect_question_packs(options);
+    app::PackLibrary library = app::collect_question_packs(options);
     const auto& packs = library.packs;
     const auto& problems = library.problems;
     nlohmann::json listed = nlohmann::json::array();
@@ -138,7 +138,7 @@ void register_install(CLI::App& parent, GlobalOptions& options, int& exit_code) 
       exit_code = kExitVerdict;
       return;
     }
-    const auto dir = user_question_dir();
+    const auto dir = app::user_question_dir();
     if (dir.empty()) {
       exit_code = fail(options, kExitUsage, "ERROR", "no pack folder: set KSEEK_QUESTION_PATH or HOME");
       return;

@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "campaign_actions.hpp"
-#include "campaign_files.hpp"
+#include "kseek/core/app/campaign_use_cases.hpp"
+#include "kseek/core/app/campaign_files.hpp"
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
@@ -115,24 +115,24 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::pat
   };
   if (spec.kind == AgentKind::kClaude) {
     const fs::path settings = run_dir / "claude-settings.json", mcp = run_dir / "claude-mcp.json";
-    if (auto w = write(settings, hook_settings(exe, dir, "claude")); !w) return w.error();
-    if (auto w = write(mcp, mcp_registration(exe, dir)); !w) return w.error();
+    if (auto w = write(settings, app::hook_settings(exe, dir, "claude")); !w) return w.error();
+    if (auto w = write(mcp, app::mcp_registration(exe, dir)); !w) return w.error();
     // --settings and --mcp-config work with and without --bare (which skips project settings); bypassPermissions
     // (the documented name of --dangerously-skip-permissions) because no person answers prompts in a -p run.
     return std::vector<std::string>{"--print", "--settings", settings.string(), "--mcp-config", mcp.string(),
                                     "--strict-mcp-config", "--permission-mode", "bypassPermissions"};
   }
   if (spec.kind == AgentKind::kCodex) {
-    const json hooks = hook_settings(exe, dir, "codex");
-    const json server = codex_mcp_server(exe, dir);
+    const json hooks = app::hook_settings(exe, dir, "codex");
+    const json server = app::codex_mcp_server(exe, dir);
     // Kept beside the session logs so a person can see exactly what Codex was given.
     if (auto w = write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}}); !w) {
       return w.error();
     }
     std::vector<std::string> flags = {"--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write",
-                                      "-c", "mcp_servers.kseek=" + toml_inline(server)};
+                                      "-c", "mcp_servers.kseek=" + app::toml_inline(server)};
     for (const auto& [event, groups] : hooks["hooks"].items()) {
-      flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, toml_inline(groups))});
+      flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, app::toml_inline(groups))});
     }
     return flags;
   }
@@ -243,8 +243,14 @@ std::string signal_name(int s) {
   }
 }
 
-std::string compose_prompt(const Campaign& campaign, int session, const json& gate, const json& question,
-                           const std::string& budget_line) {
+// The gate as `kseek run` acts on it: one that could not be computed holds nothing.
+GateResult run_gate(const fs::path& dir) {
+  auto gate = app::campaign_gate(dir, "run");
+  return gate ? gate->gate : GateResult{};
+}
+
+std::string compose_prompt(const Campaign& campaign, int session, const GateResult& gate,
+                           const std::optional<app::AskedQuestion>& question, const std::string& budget_line) {
   const CampaignConfig& c = campaign.config();
   std::ostringstream p;
   p << fmt::format("kseek campaign, session {} (started by `kseek run`). Optimise `{}` for the operator {} on the "
@@ -252,8 +258,8 @@ std::string compose_prompt(const Campaign& campaign, int session, const json& ga
                    session, c.candidate, c.plugin, c.set, campaign.dir().string());
   p << "Goal (computed by `kseek gate`, not judged): " << c.goal << "\n";
   p << "It does not hold for the candidate as it is now:\n";
-  for (const auto& u : gate.value("unmet", json::array())) p << "- " << u.get<std::string>() << "\n";  // evidence first
-  if (question.is_object()) p << "\nQuestion (" << question.value("event", "") << "): " << question.value("text", "") << "\n";
+  for (const auto& u : gate.unmet()) p << "- " << u << "\n";  // evidence first
+  if (question) p << "\nQuestion (" << question->event << "): " << question->chosen.text << "\n";
   p << "\nWork by measurement: change the candidate, run `kseek eval`, read `kseek status`. The goal is met only when "
        "`kseek gate` exits 0; a claim is not evidence. "
     << budget_line << "\n";
@@ -350,8 +356,8 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     return code;
   };
 
-  json gate = campaign_gate(options, dir, "run").document;
-  if (gate.value("holds", false)) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
+  GateResult gate = run_gate(dir);
+  if (gate.holds) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
 
   for (;;) {
     if (g_stop_signal != 0) return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
@@ -371,13 +377,11 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     const int session = ++sessions;
     // The question: for the newest unanswered event; else ending a session with the goal unmet is a completion claim
     // (as the stop hook reads a stop).
-    json question;
-    ActionResult asked = campaign_ask(options, dir, "", "run");
-    if (asked.document.contains("question") && asked.document["question"].is_object()) {
-      question = asked.document["question"];
+    std::optional<app::AskedQuestion> question;
+    if (auto asked = app::campaign_ask(options, dir, "", "run"); asked && asked->question) {
+      question = std::move(asked->question);
     } else if (session > 1 && campaign.config().questions) {
-      ActionResult claim = campaign_ask(options, dir, "completion-claim", "run");
-      if (claim.document.contains("question") && claim.document["question"].is_object()) question = claim.document["question"];
+      if (auto claim = app::campaign_ask(options, dir, "completion-claim", "run"); claim) question = std::move(claim->question);
     }
     std::string budget_line = fmt::format("This is session {} of at most {}", session, args.budget_sessions);
     if (args.budget_evals > 0) budget_line += fmt::format("; {} of {} evaluations used", evals, args.budget_evals);
@@ -397,7 +401,7 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     launch.stdin_file = spec->prompt_as_argument ? fs::path() : prompt_file;
     launch.output_file = output_file;
     if (auto a = campaign.append("session", {{"phase", "start"}, {"agent", spec->label}, {"session", session},
-                                             {"question", question.is_object() ? question.value("id", "") : ""},
+                                             {"question", question ? question->chosen.id : ""},
                                              {"prompt_file", fs::relative(prompt_file, dir).string()}});
         !a) {
       return finish("error", kExitUsage, a.error().message);
@@ -456,14 +460,14 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     if (end.reason == AgentEnd::Reason::kStopRequested) {
       return finish("interrupted", kExitInterrupted, fmt::format("stopped by {} during session {}", signal_name(end.code), session));
     }
-    gate = campaign_gate(options, dir, "run").document;
-    if (gate.value("holds", false)) {
+    gate = run_gate(dir);
+    if (gate.holds) {
       return finish("goal-met", kExitOk, fmt::format("the goal holds after session {} (evaluation {})", session,
-                                                     gate.value("evaluation", 0)));
+                                                     gate.evaluation));
     }
     if (!options.json) {
       std::cout << "kseek run: goal not met:\n";
-      for (const auto& u : gate.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
+      for (const auto& u : gate.unmet()) std::cout << "  - " << u << "\n";
     }
   }
 }

@@ -33,12 +33,12 @@ void register_worker_command(CLI::App& app, GlobalOptions& options, int& exit_co
     auto text = read_file(args->job_file);
     nlohmann::json result;
     if (!text) {
-      result = {{"status", "NOT_RUNNABLE"}, {"message", text.error().message}};
+      result = verdict_result(Status::kNotRunnable, text.error().message);
     } else {
       try {
         result = run_scenario_job(nlohmann::json::parse(*text).get<ScenarioJob>());
       } catch (const std::exception& e) {
-        result = {{"status", "NOT_RUNNABLE"}, {"message", fmt::format("{}: {}", args->job_file, e.what())}};
+        result = verdict_result(Status::kNotRunnable, fmt::format("{}: {}", args->job_file, e.what()));
       }
     }
     exit_code = write_file_atomically(args->result_file, result.dump(2)) ? kExitOk : kExitVerdict;

@@ -66,7 +66,7 @@ std::string format_progress_line(const ProgressSnapshot& s, std::size_t width) {
 
 std::string format_scenario_line(const ScenarioOutcome& r) {
   const std::string gpu = r.gpu ? fmt::format(" [GPU {}]", r.gpu->ordinal) : "";  // multi-GPU runs name the ordinal
-  return fmt::format("  {} {} ({:.1f} s){} {}", r.scenario, to_string(r.status), r.wall_seconds, gpu,
+  return fmt::format("  {} {} ({:.1f} s){} {}", r.scenario, to_string(r.status), r.wall_seconds.value_or(0.0), gpu,
                      r.message.value_or(""));
 }
 
@@ -94,7 +94,7 @@ void EvalProgress::scenario_finished(const ScenarioOutcome& r) {
     return;
   }
   ++done_;
-  scenario_seconds_ += r.wall_seconds;
+  scenario_seconds_ += r.wall_seconds.value_or(0.0);
   last_scenario_ = r.scenario;
   last_status_ = std::string(to_string(r.status));
   last_ratio_.reset();

@@ -332,8 +332,9 @@ class Reader {
     } else if constexpr (std::is_same_v<T, json>) {
       out = j;
     } else if constexpr (std::is_same_v<T, Status>) {
-      const auto status = j.is_string() ? status_from_string(j.get<std::string>()) : std::nullopt;
-      if (!status) return wrong(path, "a scenario status (PASSED, FAILED, ...)", j);
+      if (!j.is_string()) return wrong(path, "a status string (PASSED, FAILED, ...)", j);
+      auto status = parse_status(j.get<std::string>());
+      if (!status) return fmt::format("{}: {}", path, status.error().message);
       out = *status;
     } else if constexpr (std::is_same_v<T, RecordStatus>) {
       const auto status = j.is_string() ? record_status_from_string(j.get<std::string>()) : std::nullopt;
@@ -484,6 +485,12 @@ Result<ScenarioOutcome> scenario_outcome_from_json(const json& outcome) {
 }
 
 json to_json(const ScenarioOutcome& outcome) { return Writer::write(outcome); }
+
+Result<RecordedBuild> recorded_build_from_json(const json& build) { return read_level<RecordedBuild>(build, "build"); }
+
+Result<RecordEnvironment> record_environment_from_json(const json& environment) {
+  return read_level<RecordEnvironment>(environment, "environment");
+}
 
 json to_json(const RecordSummary& summary) { return Writer::write(summary); }
 

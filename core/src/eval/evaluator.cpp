@@ -36,11 +36,24 @@ std::vector<SourceFile> harness_embedded_files();  // generated from core/device
 
 namespace {
 
-json build_summary(const std::string& role, const CandidateBuild& build) {
+// A build as the record lists it: build/'s own JSON of the build (its log left out), read into the record's type.
+RecordedBuild recorded_build(const std::string& role, const CandidateBuild& build) {
   json j = to_json(build);
   j["role"] = role;
   j.erase("log");
-  return j;
+  auto recorded = recorded_build_from_json(j);
+  // build_service.cpp writes every key the record models with the record's types; anything else is a bug there.
+  if (!recorded) throw std::logic_error("the " + role + " build's JSON is not a record's build: " + recorded.error().message);
+  return std::move(*recorded);
+}
+
+// The plugin device library's and the harness kernels' builds: a role, a status and a message only.
+RecordedBuild recorded_build(const std::string& role, const CompileOutput& output) {
+  RecordedBuild recorded;
+  recorded.role = role;
+  recorded.status = output.status;
+  recorded.message = output.error;
+  return recorded;
 }
 
 // The program each scenario's worker runs: the settings' own, a test's stand-in (KSEEK_TESTING=1 with
@@ -64,22 +77,30 @@ WorkerProgram worker_program(const EvaluationSettings& settings) {
 
 // The record's opening: what was evaluated, with what, how. The plugin library is named by its file only: records
 // are shared between people and machines.
-json record_header(const EvaluationInput& input, const EvaluationSettings& settings, const PluginInfo& info,
-                   std::uint64_t input_seed) {
-  return {{"schema", kEvalRecordSchema},
-          {"kseek_version", KSEEK_SDK_VERSION},
-          {"created_at", utc_timestamp()},
-          {"plugin", {{"id", info.id}, {"version", info.version}, {"path", input.plugin->path.filename().string()}}},
-          {"candidate", {{"file", input.candidate_path}, {"sha256", sha256_hex(input.candidate.text)}}},
-          {"input_seed", input_seed},
-          {"settings",
-           {{"measure_time", settings.measure_time},
-            {"target_relative_half_width", settings.sampling.target_relative_half_width},
-            {"min_rounds", settings.sampling.min_rounds},
-            {"max_rounds", settings.sampling.max_rounds},
-            {"time_budget_seconds", settings.sampling.time_budget_seconds},
-            {"scenario_timeout_seconds", settings.scenario_timeout_seconds},
-            {"geomean_clamp", {settings.geomean.clamp_low, settings.geomean.clamp_high}}}}};
+EvaluationRecord record_header(const EvaluationInput& input, const EvaluationSettings& settings, const PluginInfo& info,
+                               std::uint64_t input_seed) {
+  EvaluationRecord record;
+  record.kseek_version = KSEEK_SDK_VERSION;
+  record.created_at = utc_timestamp();
+  record.plugin.id = info.id;
+  record.plugin.version = info.version;
+  record.plugin.path = input.plugin->path.filename().string();
+  record.candidate.file = input.candidate_path;
+  record.candidate.sha256 = sha256_hex(input.candidate.text);
+  record.input_seed = input_seed;
+  RecordSettings& recorded = record.settings.emplace();
+  recorded.measure_time = settings.measure_time;
+  recorded.geomean_clamp = std::vector<double>{settings.geomean.clamp_low, settings.geomean.clamp_high};
+  recorded.unmodelled = {{"target_relative_half_width", settings.sampling.target_relative_half_width},
+                         {"min_rounds", settings.sampling.min_rounds},
+                         {"max_rounds", settings.sampling.max_rounds},
+                         {"time_budget_seconds", settings.sampling.time_budget_seconds},
+                         {"scenario_timeout_seconds", settings.scenario_timeout_seconds}};
+  if (!settings.functional_arch.empty()) {
+    recorded.functional_arch = settings.functional_arch;
+    record.timings_representative = false;
+  }
+  return record;
 }
 
 // A scenario in the evaluation's order: grouped by the arch it is built for; index i draws input_seed + 7919·i.
@@ -101,9 +122,10 @@ std::map<std::string, std::vector<const Scenario*>> scenarios_by_arch(const Eval
   return by_arch;
 }
 
-// Every scenario in order, and with --shard the ones this shard takes (recorded in record["shard"]).
+// Every scenario in order, and with --shard the ones this shard takes (recorded in record.shard).
 std::vector<Planned> plan_order(const std::map<std::string, std::vector<const Scenario*>>& by_arch,
-                                const EvaluationInput& input, const EvaluationSettings& settings, json& record) {
+                                const EvaluationInput& input, const EvaluationSettings& settings,
+                                EvaluationRecord& record) {
   std::vector<Planned> planned;
   for (const auto& [arch, scenarios] : by_arch) {
     for (const Scenario* s : scenarios) planned.push_back({s, arch, true, estimated_scenario_seconds(*s, settings)});
@@ -112,17 +134,19 @@ std::vector<Planned> plan_order(const std::map<std::string, std::vector<const Sc
   std::vector<double> costs;
   for (const auto& p : planned) costs.push_back(p.cost);
   const std::vector<int> shard_of = split_into_shards(costs, settings.shard.count);
-  json selection = json::array(), mine = json::array();
+  ShardBlock& shard = record.shard.emplace();
+  shard.index = settings.shard.index;
+  shard.count = settings.shard.count;
   for (std::size_t i = 0; i < planned.size(); ++i) {
     planned[i].selected = shard_of[i] == settings.shard.index;
-    selection.push_back(planned[i].scenario->id);
-    if (planned[i].selected) mine.push_back(planned[i].scenario->id);
+    shard.selection.push_back(planned[i].scenario->id);
+    if (planned[i].selected) shard.scenarios.push_back(planned[i].scenario->id);
   }
   char host[256] = {};
   ::gethostname(host, sizeof(host) - 1);
-  record["shard"] = {{"index", settings.shard.index}, {"count", settings.shard.count},
-                     {"split", "cost-balanced: longest estimated first, each to the least loaded shard"},
-                     {"set", input.set_name}, {"selection", selection}, {"scenarios", mine}, {"host", host}};
+  shard.host = host;
+  shard.unmodelled = {{"split", "cost-balanced: longest estimated first, each to the least loaded shard"},
+                      {"set", input.set_name}};
   return planned;
 }
 
@@ -137,7 +161,7 @@ struct ArchBinaries {
 struct BuildStage {
   std::map<std::string, ArchBinaries> binaries;
   std::map<std::string, CandidateBuild> failed_candidates;  // by arch
-  json list = json::array();
+  std::vector<RecordedBuild> list;
   std::string failure;  // "": the evaluation goes on
 };
 
@@ -158,32 +182,32 @@ CompileOutput build_plugin_library(const Plugin& plugin, const std::string& arch
 
 // Builds (no GPU needed) candidate, seed, plugin device library and harness kernels for every arch. Anything but the
 // candidate failing to build is the evaluation's failure, not the candidate's verdict. A seed the plugin does not
-// have ends the evaluation at once (returned as an error; record["seed"] is set for the archs that have one).
+// have ends the evaluation at once (returned as an error; record.seed is set for the archs that have one).
 Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const Scenario*>>& by_arch,
                                   const EvaluationInput& input, BuildService& builds, const fs::path& work,
-                                  json& record) {
+                                  EvaluationRecord& record) {
   const Plugin& plugin = *input.plugin->plugin;
   BuildStage stage;
   for (const auto& [arch, scenarios] : by_arch) {
     ArchBinaries& bin = stage.binaries[arch];
     auto seed = plugin.seed_source(arch);
     if (!seed) return seed.error();
-    record["seed"] = {{"file", seed->name}, {"sha256", sha256_hex(seed->text)}};
+    record.seed = SourceIdentity{seed->name, sha256_hex(seed->text), json::object()};
     const CandidateBuild candidate_build =
         builds.build_and_check(make_compile_request(plugin, input.candidate, arch, input.constraints), input.constraints);
     const CandidateBuild seed_build =
         builds.build_and_check(make_compile_request(plugin, *seed, arch, input.constraints), input.constraints);
-    stage.list.push_back(build_summary("candidate", candidate_build));
-    stage.list.push_back(build_summary("seed", seed_build));
+    stage.list.push_back(recorded_build("candidate", candidate_build));
+    stage.list.push_back(recorded_build("seed", seed_build));
     const CompileOutput library = build_plugin_library(plugin, arch, builds);
     if (!plugin.device_library().empty()) {
-      stage.list.push_back({{"role", "plugin device library"}, {"status", to_string(library.status)}, {"message", library.error}});
+      stage.list.push_back(recorded_build("plugin device library", library));
     }
     CompileRequest harness_request;
     harness_request.source = harness_kernels_source();
     harness_request.arch = arch;
     const CompileOutput harness = builds.compile(harness_request);
-    stage.list.push_back({{"role", "harness kernels"}, {"status", to_string(harness.status)}, {"message", harness.error}});
+    stage.list.push_back(recorded_build("harness kernels", harness));
 
     bin.candidate = (work / fmt::format("candidate-{}.cubin", arch)).string();
     bin.seed = (work / fmt::format("seed-{}.cubin", arch)).string();
@@ -242,6 +266,43 @@ std::vector<PreparedScenario> prepare_jobs(const std::vector<Planned>& planned, 
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The record's environment: the toolkit, then the first usable GPU's probe (its identity, bandwidth and peaks), as the
+// worker wrote it; with --gpus every probe, and why a probed GPU was not used.
+RecordEnvironment record_environment(const UsableGpus& usable, const std::vector<json>& probes, bool several_gpus) {
+  json probe = usable.gpus.front().probe;
+  probe.erase("ordinal");
+  RecordEnvironment environment;
+  if (auto read = record_environment_from_json(probe)) {
+    environment = std::move(*read);
+  } else {
+    environment.unmodelled = std::move(probe);  // a stand-in worker's odd probe is kept as it was written
+  }
+  environment.nvrtc_version = nvrtc_version();
+  environment.cuda_headers_version = fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
+  if (several_gpus) environment.gpus = probes;
+  if (!usable.not_used.empty()) environment.unmodelled["gpus_not_used"] = usable.not_used;  // busy, broken, other model
+  return environment;
+}
+
+}  // namespace
+
+ScenarioOutcome outcome_of_worker(const json& result, const PreparedScenario& prepared) {
+  auto read = scenario_outcome_from_json(result);
+  ScenarioOutcome outcome;
+  if (read) {
+    outcome = std::move(*read);
+  } else {
+    outcome.status = Status::kCrashed;
+    outcome.message = "kseek could not read the GPU worker's result: " + read.error().message;
+  }
+  outcome.scenario = prepared.job.scenario.id;
+  outcome.name = prepared.job.scenario.name;
+  if (!outcome.input_seed) outcome.input_seed = prepared.job.input_seed;
+  return outcome;
+}
+
+namespace {
+
 }  // namespace
 
 SourceFile harness_kernels_source() {
@@ -259,87 +320,79 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   if (input_seed == 0) input_seed = std::random_device{}() | (static_cast<std::uint64_t>(std::time(nullptr)) << 32);
   const WorkerProgram worker = worker_program(settings);
   const bool several_gpus = settings.all_devices || !settings.devices.empty();
-  json record = record_header(input, settings, info, input_seed);
-  if (worker.synthetic) record["synthetic"] = true;
-  if (!settings.functional_arch.empty()) {
-    record["settings"]["functional_arch"] = settings.functional_arch;
-    record["timings_representative"] = false;
-  }
+  EvaluationRecord record = record_header(input, settings, info, input_seed);
+  if (worker.synthetic) record.synthetic = true;
   const auto by_arch = scenarios_by_arch(input, settings, info);
   const std::vector<Planned> planned = plan_order(by_arch, input, settings, record);
 
-  std::vector<std::optional<json>> verdicts(planned.size());  // by position in `planned`; what the record lists
+  std::vector<std::optional<ScenarioOutcome>> verdicts(planned.size());  // by position in `planned`
   EvaluationPhases phases;
   const fs::path work = fs::temp_directory_path() / fmt::format("kseek-eval-{}-{}", ::getpid(), input_seed);
   fs::create_directories(work);
   // Every way out: the verdicts so far, the summary, the stage times, the work folder removed.
-  const auto finish = [&](const std::string& status) {
-    json list = json::array();
+  const auto finish = [&](RecordStatus status) {
     std::vector<ScenarioOutcome> outcomes;
-    for (const auto& v : verdicts) {
-      if (!v) continue;
-      list.push_back(*v);
-      // Every verdict is written by a worker or by this evaluator in the record's own shape.
-      if (auto outcome = scenario_outcome_from_json(*v)) outcomes.push_back(std::move(*outcome));
+    for (auto& v : verdicts) {
+      if (v) outcomes.push_back(std::move(*v));
     }
-    if (!list.empty() || status == "COMPLETE") record["scenarios"] = list;
-    if (status == "COMPLETE") {
-      record["summary"] = to_json(summarize(outcomes, settings.geomean));
-      record["wall_seconds"] = seconds_since(started);
+    if (status == RecordStatus::kComplete) {
+      record.summary = summarize(outcomes, settings.geomean);
+      record.wall_seconds = seconds_since(started);
     }
-    record["status"] = status;
+    record.status = status;
     phases.total = seconds_since(started);
-    record["stage_seconds"] = to_json(stage_summary(phases, outcomes));
+    record.stage_seconds = stage_summary(phases, outcomes);
+    if (!outcomes.empty() || status == RecordStatus::kComplete) record.scenarios = std::move(outcomes);
     fs::remove_all(work);
-    return record;
+    return to_json(record);
   };
 
   // ---- builds (no GPU needed) ----------------------------------------------------------------------------------
   const auto builds_started = Clock::now();
   auto built = build_binaries(by_arch, input, builds, work, record);
   if (!built) {
-    record["message"] = built.error().message;
-    return finish("BUILD_FAILED");
+    record.message = built.error().message;
+    return finish(RecordStatus::kBuildFailed);
   }
-  record["builds"] = built->list;
-  record["environment"] = {{"nvrtc_version", nvrtc_version()},
-                           {"cuda_headers_version", fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10)}};
+  record.builds = built->list;
+  RecordEnvironment& environment = record.environment.emplace();
+  environment.nvrtc_version = nvrtc_version();
+  environment.cuda_headers_version = fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
   phases.build = seconds_since(builds_started);
   // The candidate's build verdict is every scenario's verdict where it did not build; nothing runs there.
   for (std::size_t i = 0; i < planned.size(); ++i) {
     const auto failed = built->failed_candidates.find(planned[i].arch);
     if (failed == built->failed_candidates.end() || !planned[i].selected) continue;
     const Scenario* s = planned[i].scenario;
-    verdicts[i] = json{{"scenario", s->id}, {"name", s->name}, {"status", to_string(failed->second.status)},
-                       {"message", failed->second.message}};
-    if (progress) progress(*verdicts[i]);
+    ScenarioOutcome& verdict = verdicts[i].emplace();
+    verdict.scenario = s->id;
+    verdict.name = s->name;
+    verdict.status = failed->second.status;
+    verdict.message = failed->second.message;
+    if (progress) progress(to_json(verdict));
   }
   if (!built->failure.empty()) {
-    record["message"] = built->failure;
-    return finish("BUILD_FAILED");
+    record.message = built->failure;
+    return finish(RecordStatus::kBuildFailed);
   }
 
   // ---- what needs a GPU (a candidate that did not build has its verdict already) ----------------------------------
   std::vector<std::size_t> position;  // each job's place in `planned`
   std::vector<PreparedScenario> prepared = prepare_jobs(planned, *built, input, settings, input_seed, position);
-  if (prepared.empty()) return finish("COMPLETE");
+  if (prepared.empty()) return finish(RecordStatus::kComplete);
 
   // The devices, probed in workers (this process never holds a context).
   const auto probe_started = Clock::now();
   GpuSelection selection{several_gpus ? settings.devices : std::vector<int>{settings.device}, settings.all_devices};
   const std::vector<json> probes = probe_gpus(worker.executable, selection, work);
   phases.probe = seconds_since(probe_started);
-  auto [gpus, problems] = usable_gpus(probes);
-  if (gpus.empty()) {
-    record["message"] = fmt::format("needs a GPU: {}", problems.empty() ? "no GPU" : problems);
-    return finish("NEEDS_GPU");
+  const UsableGpus usable = usable_gpus(probes);
+  if (usable.gpus.empty()) {
+    record.message = fmt::format("needs a GPU: {}", usable.not_used.empty() ? "no GPU" : usable.not_used);
+    return finish(RecordStatus::kNeedsGpu);
   }
   // The first GPU's identity stays where one GPU's always was; with --gpus, every probed one is listed too.
-  for (auto& [key, value] : gpus.front().probe.items()) {
-    if (key != "ordinal") record["environment"][key] = value;
-  }
-  if (several_gpus) record["environment"]["gpus"] = probes;
-  if (!problems.empty()) record["environment"]["gpus_not_used"] = problems;  // busy, broken or another model
+  record.environment = record_environment(usable, probes, several_gpus);
 
   // Scenarios, one worker each, on one GPU in order or on several from a shared queue.
   SchedulerOptions options;
@@ -351,13 +404,10 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   options.largest_first = several_gpus;
   options.record_gpu = several_gpus;
   const auto scenarios_started = Clock::now();
-  std::vector<json> results = run_scenarios(prepared, gpus, options, progress);
+  const std::vector<json> results = run_scenarios(prepared, usable.gpus, options, progress);
   phases.scenarios = seconds_since(scenarios_started);
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    if (!results[k].contains("input_seed")) results[k]["input_seed"] = prepared[k].job.input_seed;
-    verdicts[position[k]] = std::move(results[k]);
-  }
-  return finish("COMPLETE");
+  for (std::size_t k = 0; k < results.size(); ++k) verdicts[position[k]] = outcome_of_worker(results[k], prepared[k]);
+  return finish(RecordStatus::kComplete);
 }
 
 }  // namespace kseek

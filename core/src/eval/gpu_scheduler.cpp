@@ -12,6 +12,7 @@
 #include "evaluation_parts.hpp"
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/worker_process.hpp"
 
 namespace kseek {
@@ -80,34 +81,25 @@ std::vector<json> probe_concurrently(const fs::path& executable, const std::vect
   return probes;
 }
 
-int compute_capability_of_probe(const json& probe) {  // "9.0" -> 90
-  const std::string cc = probe.value("compute_capability", "0.0");
-  const auto dot = cc.find('.');
-  if (dot == std::string::npos) return 0;
-  try {
-    return std::stoi(cc.substr(0, dot)) * 10 + std::stoi(cc.substr(dot + 1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 // The per-scenario worker launch: the job for this GPU, the watchdog, the physics floor. Never throws a verdict away.
 json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, const GpuTarget& gpu,
                          const SchedulerOptions& options) {
   const auto started = Clock::now();
   const Scenario& s = prepared.job.scenario;
-  const std::string gpu_name = gpu.probe.value("name", "");
-  const int device_cc = compute_capability_of_probe(gpu.probe);
+  const std::string& gpu_name = gpu.gpu.name;
+  const int device_cc = gpu.gpu.sm();
   const int needed_cc = compute_capability_of_arch(prepared.arch);
   const auto declared = declared_peaks(gpu_name);
   json result;
   if (needed_cc / 10 != device_cc / 10 || needed_cc > device_cc) {
-    result = {{"scenario", s.id}, {"name", s.name}, {"status", "NOT_RUNNABLE"},
-              {"message", fmt::format("needs {} (compute capability {}.{}); this GPU is {} ({}.{})", prepared.arch,
-                                      needed_cc / 10, needed_cc % 10, gpu_name, device_cc / 10, device_cc % 10)}};
+    result = verdict_result(Status::kNotRunnable,
+                            fmt::format("needs {} (compute capability {}.{}); this GPU is {} ({}.{})", prepared.arch,
+                                        needed_cc / 10, needed_cc % 10, gpu_name, device_cc / 10, device_cc % 10));
+    result["scenario"] = s.id;
+    result["name"] = s.name;
   } else {
     ScenarioJob job = prepared.job;
-    job.device = gpu.ordinal;
+    job.device = gpu.gpu.ordinal;
     const double measured_bw = gpu.probe.value("copy_bandwidth_bytes_per_second", 0.0);
     job.peak_flops = declared ? declared->dense_bf16_flops : 0.0;
     job.floor_flops = declared ? declared->fastest_flops : 0.0;
@@ -121,7 +113,7 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
     const double watchdog = options.scenario_timeout_seconds + options.time_budget_seconds +
                             worker_reference_seconds_bound(s, job.measure_time);
     result = run_worker(options.executable, {job_file.string(), result_file.string()}, result_file, watchdog);
-    if (!result.is_object()) result = {{"status", "CRASHED"}, {"message", "the GPU worker's result is not a JSON object"}};
+    if (!result.is_object()) result = verdict_result(Status::kCrashed, "the GPU worker's result is not a JSON object");
     result["scenario"] = s.id;
     result["name"] = s.name;
     if (options.functional_arch) {
@@ -129,7 +121,7 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
       if (result.contains("timing")) result["timing"]["representative"] = false;
     }
   }
-  if (options.record_gpu) result["gpu"] = {{"ordinal", gpu.ordinal}, {"uuid", gpu.probe.value("uuid", "")}};
+  if (options.record_gpu) result["gpu"] = {{"ordinal", gpu.gpu.ordinal}, {"uuid", gpu.gpu.uuid}};
   result["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }
@@ -163,6 +155,12 @@ std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpu
   return found;
 }
 
+Result<GpuTarget> gpu_target(const json& probe) {
+  auto gpu = gpu_description_from_probe(probe);
+  if (!gpu) return gpu.error();
+  return GpuTarget{std::move(*gpu), probe};
+}
+
 UsableGpus usable_gpus(const std::vector<json>& probes) {
   UsableGpus usable;
   std::string& problems = usable.not_used;
@@ -171,13 +169,15 @@ UsableGpus usable_gpus(const std::vector<json>& probes) {
   };
   for (const auto& probe : probes) {
     const bool available = probe.value("available", false);
-    if (available && !usable.gpus.empty() && probe.value("name", "") != usable.gpus.front().probe.value("name", "")) {
+    auto target = available ? gpu_target(probe) : Result<GpuTarget>(make_error(""));
+    if (available && !target) {
+      add_problem(fmt::format("GPU {} is not used: {}", probe.value("ordinal", 0), target.error().message));
+    } else if (available && !usable.gpus.empty() && target->gpu.name != usable.gpus.front().gpu.name) {
       // Ratios (and NOT_RUNNABLE verdicts) from two models do not make one geomean.
-      add_problem(fmt::format("GPU {} ({}) is not used: it is another model than GPU {} ({})", probe.value("ordinal", 0),
-                              probe.value("name", ""), usable.gpus.front().ordinal,
-                              usable.gpus.front().probe.value("name", "")));
+      add_problem(fmt::format("GPU {} ({}) is not used: it is another model than GPU {} ({})", target->gpu.ordinal,
+                              target->gpu.name, usable.gpus.front().gpu.ordinal, usable.gpus.front().gpu.name));
     } else if (available) {
-      usable.gpus.push_back({probe.value("ordinal", 0), probe});
+      usable.gpus.push_back(std::move(*target));
     } else {
       // Without a driver every probed ordinal gives the same reason: it is said once.
       add_problem(probe.value("problem", probe.value("message", std::string("no GPU"))));
@@ -220,8 +220,10 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
       } catch (const std::exception& e) {
         // On a worker thread an escaped exception would terminate the process and lose every other verdict.
         const Scenario& scenario = scenarios[slot].job.scenario;
-        results[slot] = json{{"scenario", scenario.id}, {"name", scenario.name}, {"status", "CRASHED"},
-                             {"message", fmt::format("kseek could not read this scenario's result: {}", e.what())}};
+        results[slot] = verdict_result(Status::kCrashed,
+                                       fmt::format("kseek could not read this scenario's result: {}", e.what()));
+        results[slot]["scenario"] = scenario.id;
+        results[slot]["name"] = scenario.name;
       }
       if (results[slot].value("gpu_unusable", false)) {
         // A GPU that cannot open a session would stamp NOT_RUNNABLE on everything it takes, fast: while another GPU

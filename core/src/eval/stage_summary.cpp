@@ -20,7 +20,7 @@ RecordStages stage_summary(const EvaluationPhases& phases, const std::vector<Sce
     const auto worker_start = r.stage_seconds->find("worker_start");
     double inside = worker_start == r.stage_seconds->end() ? 0.0 : worker_start->second;
     if (r.seconds && r.seconds->count("total")) inside += r.seconds->at("total");
-    summed["worker_process"] += std::max(0.0, r.wall_seconds - inside);
+    summed["worker_process"] += std::max(0.0, r.wall_seconds.value_or(0.0) - inside);
   }
   RecordStages stages;
   stages.build = phases.build;

@@ -3,6 +3,7 @@
 #include "kseek/core/status.hpp"
 
 #include <array>
+#include <string>
 #include <utility>
 
 namespace kseek {
@@ -35,6 +36,13 @@ std::optional<Status> status_from_string(std::string_view text) {
     if (spelling == text) return value;
   }
   return std::nullopt;
+}
+
+Result<Status> parse_status(std::string_view text) {
+  if (const auto status = status_from_string(text)) return *status;
+  std::string known;
+  for (const auto& [value, spelling] : kSpellings) known += (known.empty() ? "" : ", ") + std::string(spelling);
+  return make_error("'" + std::string(text) + "' is not a status; the statuses are " + known);
 }
 
 }  // namespace kseek

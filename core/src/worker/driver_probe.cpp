@@ -40,7 +40,9 @@ DriverStatus probe_driver() {
     gpu.name = name;
     api.cuDeviceGetAttribute_fn(&gpu.compute_capability_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
     api.cuDeviceGetAttribute_fn(&gpu.compute_capability_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
-    api.cuDeviceTotalMem_fn(&gpu.memory_bytes, device);
+    std::size_t memory_bytes = 0;
+    api.cuDeviceTotalMem_fn(&memory_bytes, device);
+    gpu.memory_bytes = memory_bytes;
     status.gpus.push_back(std::move(gpu));
   }
   return status;

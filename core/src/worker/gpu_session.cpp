@@ -32,7 +32,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
   KSEEK_TRY(cuda_check(a, a.cuEventCreate_fn(&session->start_, CU_EVENT_DEFAULT), "cuEventCreate"));
   KSEEK_TRY(cuda_check(a, a.cuEventCreate_fn(&session->stop_, CU_EVENT_DEFAULT), "cuEventCreate"));
 
-  DeviceIdentity& id = session->identity_;
+  GpuDescription& id = session->identity_;
+  id.ordinal = ordinal;
   char name[256] = {};
   a.cuDeviceGetName_fn(name, sizeof(name), session->device_);
   id.name = name;

@@ -4,6 +4,10 @@
 
 namespace kseek {
 
+nlohmann::json verdict_result(Status status, std::string_view message) {
+  return {{"status", to_string(status)}, {"message", message}};
+}
+
 void to_json(nlohmann::json& j, const ScenarioJob& v) {
   j = {{"plugin_path", v.plugin_path},
        {"plugin_id", v.plugin_id},

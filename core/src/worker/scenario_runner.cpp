@@ -36,7 +36,7 @@ constexpr std::uint8_t kPoisonByte = 0xFF;  // all ones: NaN in f32, f16 and bf1
 
 // A verdict reached before the protocol could finish.
 struct Verdict {
-  std::string status;
+  Status status = Status::kPassed;
   std::string message;
 };
 
@@ -72,8 +72,8 @@ class ScenarioRunner {
       verdict = measure_timing();
       result_["seconds"]["timing"] = seconds_since(t);
     }
-    if (!verdict) verdict = Verdict{"PASSED", ""};
-    result_["status"] = verdict->status;
+    if (!verdict) verdict = Verdict{Status::kPassed, ""};
+    result_["status"] = to_string(verdict->status);
     result_["message"] = verdict->message;
     result_["seconds"]["total"] = seconds_since(started);
     result_["stage_seconds"] = stages_.to_json();
@@ -101,7 +101,7 @@ class ScenarioRunner {
   // ---- setup -------------------------------------------------------------------------------------------
   std::optional<Verdict> setup() {
     auto layout = plugin_.workload_layout(job_.scenario);
-    if (!layout) return Verdict{"NOT_RUNNABLE", layout.error().message};
+    if (!layout) return Verdict{Status::kNotRunnable, layout.error().message};
     layout_ = std::move(*layout);
     input_sets_ = std::max<std::uint32_t>(layout_.input_sets, 2);
 
@@ -109,23 +109,23 @@ class ScenarioRunner {
                                      std::tuple{&seed_, job_.seed_cubin, "seed"}}) {
       side->role = role;
       auto cubin = read_file(path);
-      if (!cubin) return Verdict{"LAUNCH_ERROR", cubin.error().message};
+      if (!cubin) return Verdict{Status::kLaunchError, cubin.error().message};
       auto module = session_.load_module(role, *cubin);
-      if (!module) return Verdict{"LAUNCH_ERROR", module.error().message};
+      if (!module) return Verdict{Status::kLaunchError, module.error().message};
       side->module = *module;
     }
     for (auto& [path, role] : {std::pair{job_.harness_cubin, "harness library"},
                                std::pair{job_.plugin_library_cubin, "plugin device library"}}) {
       if (path.empty()) continue;  // a plugin without device code
       auto cubin = read_file(path);
-      if (!cubin) return Verdict{"LAUNCH_ERROR", cubin.error().message};
+      if (!cubin) return Verdict{Status::kLaunchError, cubin.error().message};
       auto module = session_.load_module(role, *cubin);
-      if (!module) return Verdict{"LAUNCH_ERROR", module.error().message};
+      if (!module) return Verdict{Status::kLaunchError, module.error().message};
       (std::string(role) == "harness library" ? session_.set_harness_module(*module) : session_.set_plugin_module(*module));
     }
 
     // Plans first: a seed that cannot run makes the scenario not runnable; a candidate that cannot is its error.
-    if (auto v = make_plan(seed_); v) return Verdict{"NOT_RUNNABLE", "the seed cannot run this scenario: " + v->message};
+    if (auto v = make_plan(seed_); v) return Verdict{Status::kNotRunnable, "the seed cannot run this scenario: " + v->message};
     if (auto v = make_plan(candidate_); v) return v;
 
     // Inputs: `input_sets_` separate allocations (fresh addresses), outputs: one guarded allocation each.
@@ -138,7 +138,7 @@ class ScenarioRunner {
         }
         auto buffer = session_.allocate(fmt::format("input {} (set {})", tensor.name, set),
                                         tensor.elements * element_bytes(tensor.type));
-        if (!buffer) return Verdict{"NOT_RUNNABLE", buffer.error().message};
+        if (!buffer) return Verdict{Status::kNotRunnable, buffer.error().message};
         buffers.push_back(*buffer);
       }
       inputs_.push_back(std::move(buffers));
@@ -148,14 +148,14 @@ class ScenarioRunner {
       if (tensor.role != TensorRole::kOutput) continue;
       const std::uint64_t bytes = tensor.elements * element_bytes(tensor.type);
       auto allocation = session_.allocate(fmt::format("output {}", tensor.name), bytes + 2 * kGuardBytes);
-      if (!allocation) return Verdict{"NOT_RUNNABLE", allocation.error().message};
+      if (!allocation) return Verdict{Status::kNotRunnable, allocation.error().message};
       if (auto filled = session_.fill(*allocation, kGuardByte); !filled) return infrastructure(filled.error());
       outputs_.push_back({i, *allocation, bytes});
     }
     seed_distance_bounds_.assign(outputs_.size(), SeedDistanceBound{});
     for (Side* side : {&candidate_, &seed_}) {
       auto workspace = session_.allocate(side->role + " workspace", side->plan.workspace_bytes);
-      if (!workspace) return Verdict{"NOT_RUNNABLE", workspace.error().message};
+      if (!workspace) return Verdict{Status::kNotRunnable, workspace.error().message};
       side->workspace = *workspace;
     }
     return std::nullopt;
@@ -181,7 +181,7 @@ class ScenarioRunner {
 
   std::optional<Verdict> make_plan(Side& side) {
     auto plan_fn = session_.function(side.module, side.role, kPlanKernelName);
-    if (!plan_fn) return Verdict{"LAUNCH_ERROR", plan_fn.error().message};
+    if (!plan_fn) return Verdict{Status::kLaunchError, plan_fn.error().message};
     auto plan_buffer = session_.scratch("launch plan", sizeof(LaunchPlan));
     if (!plan_buffer) return infrastructure(plan_buffer.error());
     if (auto f = session_.fill(*plan_buffer, 0); !f) return infrastructure(f.error());
@@ -215,12 +215,12 @@ class ScenarioRunner {
       tensors.push_back(d);
     }
     auto validated = validate_plan(plan, limits, attributes_of, tensors, job_.max_workspace_bytes);
-    if (!validated) return Verdict{"LAUNCH_ERROR", fmt::format("{}: {}", side.role, validated.error().message)};
+    if (!validated) return Verdict{Status::kLaunchError, fmt::format("{}: {}", side.role, validated.error().message)};
     side.plan = std::move(*validated);
     json launches = json::array();
     for (const auto& launch : side.plan.launches) {
       auto fn = session_.function(side.module, side.role, launch.kernel);
-      if (!fn) return Verdict{"LAUNCH_ERROR", fn.error().message};
+      if (!fn) return Verdict{Status::kLaunchError, fn.error().message};
       side.functions.push_back(*fn);
       launches.push_back({{"kernel", launch.kernel},
                           {"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
@@ -230,11 +230,11 @@ class ScenarioRunner {
     }
     for (const auto& raise : side.plan.smem_limit_raises) {
       auto fn = session_.function(side.module, side.role, raise.kernel);
-      if (!fn) return Verdict{"LAUNCH_ERROR", fn.error().message};
+      if (!fn) return Verdict{Status::kLaunchError, fn.error().message};
       const CUresult set = api_.cuFuncSetAttribute_fn(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                       static_cast<int>(raise.dynamic_smem_bytes));
       if (set != CUDA_SUCCESS) {
-        return Verdict{"LAUNCH_ERROR", gpu::describe_cuda_error(api_, set, fmt::format("{}: raising the dynamic shared "
+        return Verdict{Status::kLaunchError, gpu::describe_cuda_error(api_, set, fmt::format("{}: raising the dynamic shared "
                                                                                           "memory of {} to {} bytes",
                                                                                           side.role, raise.kernel,
                                                                                           raise.dynamic_smem_bytes))};
@@ -248,16 +248,16 @@ class ScenarioRunner {
   Verdict launch_failure(CUresult rc, const std::string& what) {
     if (gpu::is_sticky_cuda_error(rc)) {
       context_lost_ = true;
-      return {"CRASHED", gpu::describe_cuda_error(api_, rc, what)};
+      return {Status::kCrashed, gpu::describe_cuda_error(api_, rc, what)};
     }
-    return {"LAUNCH_ERROR", gpu::describe_cuda_error(api_, rc, what)};
+    return {Status::kLaunchError, gpu::describe_cuda_error(api_, rc, what)};
   }
 
   Verdict infrastructure(const Error& error) {
     // A failure of the harness's own calls after a candidate ran is almost always the candidate's sticky fault.
     const CUresult rc = api_.cuCtxSynchronize_fn();
     if (gpu::is_sticky_cuda_error(rc)) return launch_failure(rc, "after the candidate ran");
-    return {"NOT_RUNNABLE", "harness error: " + error.message};
+    return {Status::kNotRunnable, "harness error: " + error.message};
   }
 
   // Poisons outputs and zeroes the workspace (outside any timing), then queues the side's launches.
@@ -344,7 +344,7 @@ class ScenarioRunner {
       auto launched = session_.launch_function(side.functions[i], {l.grid.x, l.grid.y, l.grid.z},
                                                {l.block.x, l.block.y, l.block.z}, cluster, l.dynamic_smem_bytes,
                                                args.data(), fmt::format("{} launch {} ({})", side.role, i, l.kernel));
-      if (!launched) return Verdict{"LAUNCH_ERROR", launched.error().message};
+      if (!launched) return Verdict{Status::kLaunchError, launched.error().message};
     }
     return std::nullopt;
   }
@@ -358,7 +358,7 @@ class ScenarioRunner {
   std::optional<Verdict> run_once(Side& side, std::uint32_t set) {
     StageClock::Scope stage(stages_, &side == &seed_ ? WorkerStage::kSeed : WorkerStage::kCandidate);
     auto args = kernel_args(side, set);
-    if (!args) return Verdict{"LAUNCH_ERROR", args.error().message};
+    if (!args) return Verdict{Status::kLaunchError, args.error().message};
     if (auto v = prepare(side)) return v;
     if (auto v = enqueue(side, *args)) return v;
     return finish(side);
@@ -371,7 +371,7 @@ class ScenarioRunner {
         auto bad = session_.count_mismatches(out.allocation, offset, kGuardBytes, kGuardByte);
         if (!bad) return infrastructure(bad.error());
         if (*bad > 0) {
-          return Verdict{"FAILED", fmt::format("{} wrote {} bytes outside output '{}' ({} its guard region)", role, *bad,
+          return Verdict{Status::kFailed, fmt::format("{} wrote {} bytes outside output '{}' ({} its guard region)", role, *bad,
                                                layout_.tensors[out.tensor].name, offset == 0 ? "before" : "after")};
         }
       }
@@ -395,9 +395,9 @@ class ScenarioRunner {
     std::vector<DeviceBuffer> tensors = inputs_[set];
     auto filled = plugin_.fill_inputs(session_, layout_, tensors, seed);
     session_.release_scratch();
-    if (!filled) return Verdict{"NOT_RUNNABLE", "plugin could not fill inputs: " + filled.error().message};
+    if (!filled) return Verdict{Status::kNotRunnable, "plugin could not fill inputs: " + filled.error().message};
     const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream());
-    if (rc != CUDA_SUCCESS) return Verdict{"NOT_RUNNABLE", gpu::describe_cuda_error(api_, rc, "filling inputs")};
+    if (rc != CUDA_SUCCESS) return Verdict{Status::kNotRunnable, gpu::describe_cuda_error(api_, rc, "filling inputs")};
     auto fingerprint = inputs_fingerprint(set);
     if (!fingerprint) return infrastructure(fingerprint.error());
     input_fingerprints_[set] = *fingerprint;
@@ -422,7 +422,7 @@ class ScenarioRunner {
     auto now = inputs_fingerprint(set);
     if (!now) return infrastructure(now.error());
     if (*now != input_fingerprints_[set]) {
-      return Verdict{"FAILED", fmt::format("the candidate modified its input tensors ({}, set {}); inputs are "
+      return Verdict{Status::kFailed, fmt::format("the candidate modified its input tensors ({}, set {}); inputs are "
                                            "read-only", when, set)};
     }
     return std::nullopt;
@@ -461,7 +461,7 @@ class ScenarioRunner {
       if (!second) return infrastructure(second.error());
       if (auto v = check_inputs_untouched(set, "correctness runs")) return v;
       if (*first != *second) {
-        return Verdict{"FAILED", fmt::format("two runs on the same inputs (set {}, seed {}) gave different outputs: a "
+        return Verdict{Status::kFailed, fmt::format("two runs on the same inputs (set {}, seed {}) gave different outputs: a "
                                              "race or uninitialised memory", set, seed)};
       }
       if (auto v = judge_on_reference(set, seed, *candidate_outputs, Phase::kCorrectness)) return v;
@@ -493,15 +493,15 @@ class ScenarioRunner {
     {
       StageClock::Scope references(stages_, WorkerStage::kReferences);
       if (auto r = plugin_.compute_reference(session_, layout_, inputs_[set], gold, same_precision); !r) {
-        return Verdict{"NOT_RUNNABLE", "plugin reference failed: " + r.error().message};
+        return Verdict{Status::kNotRunnable, "plugin reference failed: " + r.error().message};
       }
       // The references' kernels are charged here, not to whichever stage waits for them next.
       if (const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream()); rc != CUDA_SUCCESS) {
-        return Verdict{"NOT_RUNNABLE", gpu::describe_cuda_error(api_, rc, "computing the references")};
+        return Verdict{Status::kNotRunnable, gpu::describe_cuda_error(api_, rc, "computing the references")};
       }
     }
-    if (auto v = run_once(seed_, set)) return Verdict{"NOT_RUNNABLE", "the seed failed: " + v->message};
-    if (auto v = check_guards("the seed")) return Verdict{"NOT_RUNNABLE", v->message};
+    if (auto v = run_once(seed_, set)) return Verdict{Status::kNotRunnable, "the seed failed: " + v->message};
+    if (auto v = check_guards("the seed")) return Verdict{Status::kNotRunnable, v->message};
 
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       const auto& out = outputs_[k];
@@ -539,10 +539,10 @@ class ScenarioRunner {
         timed_reference_checks_.push_back(std::move(row));
       }
       if (seed_err->nonfinite > 0) {
-        return Verdict{"NOT_RUNNABLE", fmt::format("{}the seed left {} non-finite elements in '{}'", when,
+        return Verdict{Status::kNotRunnable, fmt::format("{}the seed left {} non-finite elements in '{}'", when,
                                                    seed_err->nonfinite, tensor.name)};
       }
-      if (!judged.accepted) return Verdict{"FAILED", fmt::format("{}{} (set {}, seed {})", when, judged.failure, set, seed)};
+      if (!judged.accepted) return Verdict{Status::kFailed, fmt::format("{}{} (set {}, seed {})", when, judged.failure, set, seed)};
     }
     session_.release_scratch();
     return std::nullopt;
@@ -553,10 +553,10 @@ class ScenarioRunner {
     StageClock::Scope stage(stages_, WorkerStage::kTimed);
     auto args = kernel_args(side, set);
     if (!args) {
-      pending_ = Verdict{"LAUNCH_ERROR", args.error().message};
+      pending_ = Verdict{Status::kLaunchError, args.error().message};
       return args.error();
     }
-    if (auto v = prepare(side)) return make_error(v->status + ": " + v->message);
+    if (auto v = prepare(side)) return make_error(fmt::format("{}: {}", to_string(v->status), v->message));
     if (auto f = session_.flush_l2(); !f) return f.error();
     std::optional<Verdict> failure;
     auto ms = session_.time_ms([&]() -> Result<void> {
@@ -569,7 +569,7 @@ class ScenarioRunner {
       if (gpu::is_sticky_cuda_error(rc)) {
         pending_ = launch_failure(rc, side.role + " timed launch");
       } else {
-        pending_ = failure ? *failure : Verdict{"LAUNCH_ERROR", ms.error().message};
+        pending_ = failure ? *failure : Verdict{Status::kLaunchError, ms.error().message};
       }
       return ms.error();
     }
@@ -607,7 +607,7 @@ class ScenarioRunner {
         // Fresh data for every launch: a result cached by pointer or by content cannot be replayed (R1).
         if (auto v = fill_inputs(set, input_seed)) return v;
         auto t = timed_launch(is_seed ? seed_ : candidate_, set);
-        if (!t) return pending_ ? *pending_ : Verdict{"LAUNCH_ERROR", t.error().message};
+        if (!t) return pending_ ? *pending_ : Verdict{Status::kLaunchError, t.error().message};
         (is_seed ? seed_time : candidate_time) = *t;
         if (!is_seed) {
           const auto check_started = Clock::now();
@@ -624,7 +624,7 @@ class ScenarioRunner {
       seed_seconds.push_back(seed_time);
       candidate_seconds.push_back(candidate_time);
       auto e = estimate_ratio(seed_seconds, candidate_seconds);
-      if (!e) return Verdict{"MISTRUSTED", "timing: " + e.error().message};
+      if (!e) return Verdict{Status::kMistrusted, "timing: " + e.error().message};
       estimate = *e;
       const auto decision =
           next_sampling_step(estimate, job_.sampling, seconds_since(started) - full_check_seconds);
@@ -667,7 +667,7 @@ class ScenarioRunner {
                           job_.peak_bytes_per_second > 0 ? 100.0 * bytes / t_candidate / job_.peak_bytes_per_second : 0.0},
                          {"physics_floor_ms", floor * 1e3}};
     if (below_physics_floor(t_candidate, floor)) {
-      return Verdict{"MISTRUSTED", fmt::format("candidate median {:.4g} ms is below the physics floor of {:.4g} ms for "
+      return Verdict{Status::kMistrusted, fmt::format("candidate median {:.4g} ms is below the physics floor of {:.4g} ms for "
                                                "{:.3g} FLOP and {:.3g} bytes on this GPU", t_candidate * 1e3, floor * 1e3,
                                                flops, bytes)};
     }
@@ -692,12 +692,12 @@ class ScenarioRunner {
     if (!rerun) return infrastructure(rerun.error());
     if (*timed != *rerun) {
       session_.release_scratch();
-      return Verdict{"FAILED", fmt::format("a timed launch and an untimed re-run on the same inputs (seed {}) gave "
+      return Verdict{Status::kFailed, fmt::format("a timed launch and an untimed re-run on the same inputs (seed {}) gave "
                                            "different outputs: a race, or work left for a later launch", input_seed)};
     }
     if (full) return judge_on_reference(set, input_seed, *kept, Phase::kTimed);
 
-    if (auto v = run_once(seed_, set)) return Verdict{"NOT_RUNNABLE", "the seed failed: " + v->message};
+    if (auto v = run_once(seed_, set)) return Verdict{Status::kNotRunnable, "the seed failed: " + v->message};
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       const auto& tensor = layout_.tensors[outputs_[k].tensor];
       if (!tensor.compared) continue;
@@ -706,7 +706,7 @@ class ScenarioRunner {
       const SeedDistanceJudgement judged = judge_seed_distance(seed_distance_bounds_[k], *d, tensor.name);
       if (!judged.accepted) {
         session_.release_scratch();
-        return Verdict{"FAILED", fmt::format("{} (seed {})", judged.failure, input_seed)};
+        return Verdict{Status::kFailed, fmt::format("{} (seed {})", judged.failure, input_seed)};
       }
     }
     session_.release_scratch();
@@ -743,10 +743,14 @@ nlohmann::json run_scenario_job(const ScenarioJob& job) {
   const auto started = Clock::now();
   auto session = gpu::GpuSession::open(job.device);
   // The GPU, not the scenario, failed: the scheduler may give the scenario to another GPU.
-  if (!session) return {{"status", "NOT_RUNNABLE"}, {"message", session.error().message}, {"gpu_unusable", true}};
+  if (!session) {
+    json unusable = verdict_result(Status::kNotRunnable, session.error().message);
+    unusable["gpu_unusable"] = true;
+    return unusable;
+  }
   PluginRegistry registry;
   auto loaded = registry.load_file(job.plugin_path);
-  if (!loaded) return {{"status", "NOT_RUNNABLE"}, {"message", loaded.error().message}};
+  if (!loaded) return verdict_result(Status::kNotRunnable, loaded.error().message);
   const double start_seconds = seconds_since(started);  // the context, the harness's buffers, the plugin library
   ScenarioRunner runner(job, **session, *(*loaded)->plugin);
   json result = runner.run();
@@ -757,17 +761,8 @@ nlohmann::json run_scenario_job(const ScenarioJob& job) {
 nlohmann::json probe_device(int device) {
   auto session = gpu::GpuSession::open(device);
   if (!session) return {{"available", false}, {"problem", session.error().message}};
-  const auto& id = (*session)->identity();
-  json j = {{"available", true},
-            {"name", id.name},
-            {"uuid", id.uuid},
-            {"driver_version", id.driver_version},
-            {"compute_capability", fmt::format("{}.{}", id.compute_capability_major, id.compute_capability_minor)},
-            {"multiprocessors", id.multiprocessors},
-            {"l2_bytes", id.l2_bytes},
-            {"memory_bytes", id.memory_bytes},
-            {"sm_clock_khz", id.sm_clock_khz},
-            {"memory_clock_khz", id.memory_clock_khz}};
+  json j = identity_json((*session)->identity());
+  j["available"] = true;
   auto bandwidth = (*session)->measure_copy_bandwidth(1ull << 30);
   if (bandwidth) j["copy_bandwidth_bytes_per_second"] = *bandwidth;
   return j;

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 
 extern char** environ;
 
@@ -83,15 +84,15 @@ json read_result(const fs::path& result_file, int status) {
     try {
       return json::parse(*text);
     } catch (const std::exception& e) {
-      return {{"status", "CRASHED"}, {"message", fmt::format("the GPU worker wrote an unreadable result ({})", e.what())}};
+      return verdict_result(Status::kCrashed, fmt::format("the GPU worker wrote an unreadable result ({})", e.what()));
     }
   }
   if (WIFSIGNALED(status)) {
-    return {{"status", "CRASHED"},
-            {"message", fmt::format("the GPU worker died with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))}};
+    return verdict_result(Status::kCrashed, fmt::format("the GPU worker died with signal {} ({})", WTERMSIG(status),
+                                                        strsignal(WTERMSIG(status))));
   }
-  return {{"status", "CRASHED"},
-          {"message", fmt::format("the GPU worker exited with status {} without a result", WEXITSTATUS(status))}};
+  return verdict_result(Status::kCrashed,
+                        fmt::format("the GPU worker exited with status {} without a result", WEXITSTATUS(status)));
 }
 
 }  // namespace
@@ -119,7 +120,8 @@ json run_worker(const fs::path& executable, const std::vector<std::string>& argu
   // the child clears the flag on its copies 1 and 2 only.
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return {{"status", "CRASHED"}, {"message", fmt::format("could not create a pipe for the GPU worker: {}", std::strerror(errno))}};
+    return verdict_result(Status::kCrashed,
+                          fmt::format("could not create a pipe for the GPU worker: {}", std::strerror(errno)));
   }
   OutputCapture capture(pipe_fds[0]);
   ::fcntl(pipe_fds[0], F_SETFL, ::fcntl(pipe_fds[0], F_GETFL) | O_NONBLOCK);
@@ -133,7 +135,7 @@ json run_worker(const fs::path& executable, const std::vector<std::string>& argu
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   if (spawned != 0) {
-    return {{"status", "CRASHED"}, {"message", fmt::format("could not start the GPU worker {}", executable.string())}};
+    return verdict_result(Status::kCrashed, fmt::format("could not start the GPU worker {}", executable.string()));
   }
 
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
@@ -144,9 +146,9 @@ json run_worker(const fs::path& executable, const std::vector<std::string>& argu
     if (Clock::now() >= deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      json timeout = {{"status", "TIMEOUT"},
-                      {"message", fmt::format("the scenario did not finish within {:.0f} s; the GPU worker was killed",
-                                              timeout_seconds)}};
+      json timeout = verdict_result(
+          Status::kTimeout,
+          fmt::format("the scenario did not finish within {:.0f} s; the GPU worker was killed", timeout_seconds));
       (void)capture.drain(0);
       capture.add_to(timeout);
       return timeout;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "kseek/sdk/result.hpp"
+
 namespace kseek {
 
 enum class Status {
@@ -20,7 +22,11 @@ enum class Status {
   kNotRunnable,          // this GPU cannot run the scenario (e.g. needs sm_100)
 };
 
+// The one mapping between the enum and its JSON text (tests/golden/statuses.json guards it). Code decides with the
+// enum; text appears only where a record, a result file or a table is written or read.
 std::string_view to_string(Status status);
 std::optional<Status> status_from_string(std::string_view text);
+// As status_from_string, with an error that names the text and every spelling it could have been.
+Result<Status> parse_status(std::string_view text);
 
 }  // namespace kseek

@@ -69,6 +69,13 @@ nlohmann::json to_json(const CampaignConfig& config);
 // Strict: unknown keys and wrong types are errors naming the file and the key.
 Result<CampaignConfig> parse_campaign_config(std::string_view text, std::string_view file_name);
 
+// One scenario of an evaluation as the log keeps it: its verdict, and its ratio where it was timed.
+struct LoggedScenario {
+  std::string id;
+  std::string status;  // spelled as the record spells it (PASSED, FAILED, ...); empty where the line lacks one
+  std::optional<double> ratio, ci_low, ci_high;
+};
+
 // One evaluation as the log keeps it (small: enough for status, events, gate and reports).
 struct EvaluationSummary {
   int number = 0;                        // 1-based, in log order
@@ -79,7 +86,7 @@ struct EvaluationSummary {
   std::string status;                    // record status: COMPLETE, BUILD_FAILED, NEEDS_GPU
   bool all_passed = false;
   std::optional<double> geomean, geomean_low, geomean_high;
-  nlohmann::json scenarios;              // [{id, status, ratio, ci_low, ci_high}]
+  std::vector<LoggedScenario> scenarios;  // the line's [{id, status, ratio, ci_low, ci_high}]
 };
 
 // The evaluation entry of a log record, or nothing when it is another type.

@@ -117,7 +117,7 @@ struct ScenarioOutcome {
   Status status = Status::kNotRunnable;
   std::optional<std::string> message;
   std::optional<std::uint64_t> input_seed;
-  double wall_seconds = 0;  // worker start to verdict, as the parent saw it
+  std::optional<double> wall_seconds;  // worker start to verdict, as the parent saw it; absent where nothing ran
   std::optional<MeasuringGpu> gpu;
   std::optional<int> shard;
   std::optional<std::string> functional_arch;
@@ -271,6 +271,11 @@ nlohmann::json to_json(const EvaluationRecord& record);
 // One scenario's outcome alone, as a worker result and a record's `scenarios[i]` are written.
 Result<ScenarioOutcome> scenario_outcome_from_json(const nlohmann::json& outcome);
 nlohmann::json to_json(const ScenarioOutcome& outcome);
+
+// Parts of a record that another component writes in the record's shape (a build's JSON from build/, a GPU probe
+// from the worker), read once where they enter the record, by the same reader as a whole record.
+Result<RecordedBuild> recorded_build_from_json(const nlohmann::json& build);
+Result<RecordEnvironment> record_environment_from_json(const nlohmann::json& environment);
 
 // The parts the evaluator computes from typed scenarios, written into its JSON record.
 nlohmann::json to_json(const RecordSummary& summary);

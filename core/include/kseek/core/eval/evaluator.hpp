@@ -14,6 +14,7 @@
 
 #include "kseek/core/build/build_service.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
+#include "kseek/core/worker/gpu_description.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/eval/timing_statistics.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
@@ -82,11 +83,15 @@ struct GpuSelection {
 };
 Result<GpuSelection> parse_gpu_selection(std::string_view text);
 
-// A GPU the scheduler may use: its ordinal and its probe (identity, bandwidth, "peaks"), as in the record.
+// A GPU the scheduler may use: its description, read once from its probe, and the probe itself (identity, bandwidth,
+// "peaks"), as the record keeps it.
 struct GpuTarget {
-  int ordinal = 0;
+  GpuDescription gpu;
   nlohmann::json probe;
 };
+
+// The target of an available probe, or the error that names the probe's wrong key.
+Result<GpuTarget> gpu_target(const nlohmann::json& probe);
 
 // Probes each ordinal in its own worker (`kseek __worker --probe`, concurrently). With `all`, probes 0, 1, 2...
 // until an ordinal does not exist. Every probe is returned with "ordinal" and "available" (and "problem").
@@ -124,6 +129,11 @@ struct SchedulerOptions {
 std::vector<nlohmann::json> run_scenarios(const std::vector<PreparedScenario>& scenarios,
                                           const std::vector<GpuTarget>& gpus, const SchedulerOptions& options,
                                           const ProgressSink& progress = {});
+
+// A worker's result (run_scenarios), read once where it enters the record: the scenario's id and name from its job,
+// the job's input seed where the result has none. One that is not a scenario outcome (a stand-in worker's, a damaged
+// file) is that worker's crash, CRASHED with the reading error: every scenario keeps a verdict its readers accept.
+ScenarioOutcome outcome_of_worker(const nlohmann::json& result, const PreparedScenario& prepared);
 
 // A record's "summary" from its scenarios: status counts, and the geomean over the PASSED scenarios with a timing
 // (each ratio clamped first).

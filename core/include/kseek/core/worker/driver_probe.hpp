@@ -5,22 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "kseek/core/worker/gpu_description.hpp"
 #include "kseek/sdk/result.hpp"
 
 namespace kseek {
 
-struct GpuDescription {
-  int ordinal = 0;
-  std::string name;
-  int compute_capability_major = 0;
-  int compute_capability_minor = 0;
-  std::size_t memory_bytes = 0;
-};
-
 struct DriverStatus {
   bool loaded = false;            // libcuda.so.1 was found and cuInit succeeded
   int driver_version = 0;         // e.g. 13000
-  std::vector<GpuDescription> gpus;
+  std::vector<GpuDescription> gpus;  // ordinal, name, compute capability and memory: what needs no context
   std::string problem;            // why no GPU can be used, for people; empty when one can
 };
 

@@ -15,22 +15,10 @@
 #include "kseek/core/worker/error_statistics.hpp"
 #include "kseek/core/worker/plan_validation.hpp"
 #include "kseek/core/worker/driver_api.hpp"
+#include "kseek/core/worker/gpu_description.hpp"
 #include "kseek/sdk/workload.hpp"
 
 namespace kseek::gpu {
-
-struct DeviceIdentity {
-  std::string name;
-  std::string uuid;
-  int driver_version = 0;
-  int compute_capability_major = 0;
-  int compute_capability_minor = 0;
-  int multiprocessors = 0;
-  int l2_bytes = 0;
-  std::uint64_t memory_bytes = 0;
-  int sm_clock_khz = 0;
-  int memory_clock_khz = 0;
-};
 
 class GpuSession final : public DeviceHost {
  public:
@@ -39,7 +27,7 @@ class GpuSession final : public DeviceHost {
 
   const DriverApi& api() const { return *api_; }
   CUstream stream() const { return stream_; }
-  const DeviceIdentity& identity() const { return identity_; }
+  const GpuDescription& identity() const { return identity_; }
   DeviceLimits limits() const;
 
   // Modules are kept for the session's life; `role` names them in errors ("candidate", "seed"...).
@@ -97,7 +85,7 @@ class GpuSession final : public DeviceHost {
   CUstream stream_ = nullptr;
   CUevent start_ = nullptr;
   CUevent stop_ = nullptr;
-  DeviceIdentity identity_;
+  GpuDescription identity_;
   CUmodule plugin_module_ = nullptr;
   CUmodule harness_module_ = nullptr;
   std::vector<CUmodule> modules_;

@@ -8,7 +8,7 @@
 
 #include "kseek/sdk/plugin.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 
 // The headers a candidate of `plugin` may include by name, as NVRTC is offered them: the SDK's, then the plugin's.
 std::vector<SourceFile> candidate_header_files(const Plugin& plugin);
@@ -20,4 +20,4 @@ std::vector<SourceFile> candidate_header_files(const Plugin& plugin);
 std::string contract_markdown(const Plugin& plugin, const Constraints& constraints, const std::string& arch,
                               const std::vector<Scenario>& scenarios, const std::string& header_folder);
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

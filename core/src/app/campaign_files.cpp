@@ -1,7 +1,7 @@
 // The files `kseek init` writes for coding agents: AGENTS.md (+ CLAUDE.md importing it), Claude Code hooks
 // (.claude/settings.json), Codex hooks and MCP (.codex/), and the MCP registration (.mcp.json).
 // It must never overwrite a file a person already has in the folder: existing files are reported and kept.
-#include "campaign_files.hpp"
+#include "kseek/core/app/campaign_files.hpp"
 
 #include <cstdlib>
 
@@ -11,7 +11,7 @@
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/shell.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -218,4 +218,4 @@ std::string toml_inline(const json& value) {
   return value.dump();  // strings (JSON escapes are TOML basic-string escapes), numbers, booleans
 }
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

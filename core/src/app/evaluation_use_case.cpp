@@ -1,16 +1,17 @@
 // How `kseek eval` and the MCP server's `eval` tool evaluate (evaluation_use_case.hpp).
-#include "evaluation_use_case.hpp"
+#include "kseek/core/app/evaluation_use_case.hpp"
 
-#include "campaign_actions.hpp"
+#include <fmt/format.h>
+
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/util/files.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 namespace {
 
 // Inside a campaign (no --plugin): the selection and constraints come from campaign.json alone, because the record is
 // the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal says.
-Result<void> take_campaign_settings(EvaluationRequest& args, GlobalOptions& options, nlohmann::json& constraints_override) {
+Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options, nlohmann::json& constraints_override) {
   auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
   if (!campaign) return campaign.error();
   for (const auto& [given, option] : {std::pair{!args.set_name.empty(), "--set"},
@@ -50,7 +51,6 @@ Result<void> take_campaign_settings(EvaluationRequest& args, GlobalOptions& opti
 
 EvaluationOutcome usage(std::string message) {
   EvaluationOutcome outcome;
-  outcome.exit_code = kExitUsage;
   outcome.error = std::move(message);
   outcome.record = {{"status", "ERROR"}, {"error", outcome.error}};
   return outcome;
@@ -58,10 +58,19 @@ EvaluationOutcome usage(std::string message) {
 
 }  // namespace
 
-EvaluationOutcome run_evaluation(const GlobalOptions& given_options, EvaluationRequest args,
+EvaluationVerdict verdict_of(const EvaluationRecord& record) {
+  if (record.status == RecordStatus::kNeedsGpu) return EvaluationVerdict::kNeedsGpu;
+  if (record.status != RecordStatus::kComplete) return EvaluationVerdict::kNotAllPassed;
+  for (const auto& r : record.scenario_list()) {
+    if (!r.passed()) return EvaluationVerdict::kNotAllPassed;
+  }
+  return EvaluationVerdict::kAllPassed;
+}
+
+EvaluationOutcome run_evaluation(const AppOptions& given_options, EvaluationRequest args,
                                  const std::function<void(const EvaluationStart&)>& started,
                                  const ProgressSink& progress) {
-  GlobalOptions options = given_options;
+  AppOptions options = given_options;
   nlohmann::json constraints_override;
   if (args.plugin_id.empty()) {
     if (auto taken = take_campaign_settings(args, options, constraints_override); !taken) {
@@ -136,26 +145,15 @@ EvaluationOutcome run_evaluation(const GlobalOptions& given_options, EvaluationR
   }
   // In a campaign the record is stored and logged; events and the question for them follow from the log.
   if (!args.campaign_dir.empty()) {
-    ActionResult logged = record_campaign_evaluation(options, args.campaign_dir, outcome.record, args.via);
-    if (logged.exit_code != kExitOk) {
-      return usage(logged.document.value("error", std::string("the evaluation could not be logged")));
-    }
-    outcome.follow_up = std::move(logged.document);
+    auto logged = record_campaign_evaluation(options, args.campaign_dir, outcome.record, args.via);
+    if (!logged) return usage(logged.error().message);
+    outcome.follow_up = std::move(*logged);
   }
   auto typed = evaluation_record_from_json(outcome.record);
   if (!typed) return usage("kseek wrote a record it cannot read: " + typed.error().message);
   outcome.typed = std::move(*typed);
-  outcome.exit_code = kExitOk;
-  if (outcome.typed->status == RecordStatus::kNeedsGpu) {
-    outcome.exit_code = kExitNeedsGpu;
-  } else if (outcome.typed->status != RecordStatus::kComplete) {
-    outcome.exit_code = kExitVerdict;
-  } else {
-    for (const auto& r : outcome.typed->scenario_list()) {
-      if (!r.passed()) outcome.exit_code = kExitVerdict;
-    }
-  }
+  outcome.verdict = verdict_of(*outcome.typed);
   return outcome;
 }
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

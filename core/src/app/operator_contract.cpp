@@ -1,6 +1,6 @@
 // Renders an operator's contract from the plugin interface, its constraints and kseek's build options.
 // It must never copy the text of kseek's documentation: the contract travels without it, so it says what holds here.
-#include "operator_contract.hpp"
+#include "kseek/core/app/operator_contract.hpp"
 
 #include <map>
 #include <sstream>
@@ -11,7 +11,7 @@
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/build/toolkit_headers.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 namespace {
 
 // The comment block a header opens with (`//` lines, markers dropped): by the house style, what it is for.
@@ -147,4 +147,4 @@ and no element is NaN or infinite. Timed launches are re-checked on fresh inputs
   return out;
 }
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

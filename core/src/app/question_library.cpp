@@ -1,6 +1,6 @@
 // Collects the question packs from their three sources, in a stable order (built-in, plugins, user folder).
 // It must never stop at the first bad pack: the others are still usable.
-#include "question_library.hpp"
+#include "kseek/core/app/question_library.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,7 +12,7 @@ namespace kseek {
 std::vector<SourceFile> builtin_question_packs();
 }  // namespace kseek
 
-namespace kseek::cli {
+namespace kseek::app {
 
 std::vector<QuestionPack> PackLibrary::all() const {
   std::vector<QuestionPack> out;
@@ -28,7 +28,7 @@ std::filesystem::path user_question_dir() {
   return {};
 }
 
-PackLibrary collect_question_packs(const GlobalOptions& options) {
+PackLibrary collect_question_packs(const AppOptions& options) {
   PackLibrary library;
   auto take = [&](const std::string& source, const std::string& file, const std::string& text) {
     auto pack = parse_question_pack(text, file);
@@ -71,4 +71,4 @@ PackLibrary collect_question_packs(const GlobalOptions& options) {
   return library;
 }
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

@@ -1,7 +1,8 @@
 // One evaluation as a use case, the same for `kseek eval` and the MCP server's `eval` tool: the request (a file or a
 // campaign's candidate, the plugin, the selection, the settings), the evaluation itself, the record written where
 // asked, and in a campaign the record stored and logged with its events, question and gate.
-// It must never print: the CLI renders the outcome for people or as JSON, the MCP server as a tool result.
+// It must never print nor choose an exit code: the CLI renders the outcome for people or as JSON, the MCP server as a
+// tool result.
 #pragma once
 
 #include <filesystem>
@@ -12,11 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_context.hpp"
+#include "kseek/core/app/app_options.hpp"
+#include "kseek/core/app/campaign_use_cases.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/eval/evaluator.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 
 struct EvaluationRequest {
   std::filesystem::path file;  // empty: the plugin's seed evaluated against itself
@@ -40,18 +42,26 @@ struct EvaluationStart {
   std::size_t scenarios = 0;
 };
 
+// What the evaluation says of the candidate, for whoever acts on it (the CLI's exit code, the MCP tool's isError).
+enum class EvaluationVerdict {
+  kAllPassed,     // COMPLETE, and no scenario that did not pass
+  kNotAllPassed,  // COMPLETE with a scenario that did not pass, or BUILD_FAILED
+  kNeedsGpu,      // NEEDS_GPU: everything possible without a GPU was done
+};
+EvaluationVerdict verdict_of(const EvaluationRecord& record);
+
 struct EvaluationOutcome {
-  int exit_code = kExitOk;
-  std::string error;                       // a usage error: nothing was evaluated (exit_code kExitUsage)
+  std::string error;                       // the request was wrong or the evaluation could not start: nothing else
   nlohmann::json record;                   // the evaluation record, as `kseek eval --json` prints it
   std::optional<EvaluationRecord> typed;   // the same, read back (absent with `error`)
-  nlohmann::json follow_up;                // in a campaign: evaluation number, events, question, gate; else null
+  EvaluationVerdict verdict = EvaluationVerdict::kNotAllPassed;
+  std::optional<EvaluationFollowUp> follow_up;  // in a campaign: evaluation number, events, question, gate
   std::vector<std::string> notes;          // the build service's notes for people
   std::string write_problem;               // --out could not be written (the evaluation itself stands)
 };
 
-EvaluationOutcome run_evaluation(const GlobalOptions& options, EvaluationRequest request,
+EvaluationOutcome run_evaluation(const AppOptions& options, EvaluationRequest request,
                                  const std::function<void(const EvaluationStart&)>& started = {},
                                  const ProgressSink& progress = {});
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "kseek/sdk/result.hpp"
-#include "question_library.hpp"
+#include "kseek/core/app/question_library.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 
 struct InstalledPackNote {
   std::string id;
@@ -29,4 +29,4 @@ struct PackChoice {
 Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::string& plugin_id,
                                          const std::string& arch, const std::vector<std::string>& named);
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

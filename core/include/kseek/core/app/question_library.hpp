@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_context.hpp"
+#include "kseek/core/app/app_options.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 
 struct NamedPack {
   std::string source;  // "builtin", "plugin:<id>", "user" (installed) or "campaign" (a file campaign.json pinned)
@@ -31,6 +31,6 @@ struct PackLibrary {
 std::filesystem::path user_question_dir();
 
 // Every pack, one per id (see PackLibrary), in source order; options.pack_files are read as the campaign's.
-PackLibrary collect_question_packs(const GlobalOptions& options);
+PackLibrary collect_question_packs(const AppOptions& options);
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

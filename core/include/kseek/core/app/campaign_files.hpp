@@ -12,7 +12,7 @@
 #include "kseek/sdk/result.hpp"
 #include "kseek/sdk/types.hpp"
 
-namespace kseek::cli {
+namespace kseek::app {
 
 // The operator's contract as the campaign carries it: CONTRACT.md and the candidate headers under include/.
 struct ContractFiles {
@@ -43,4 +43,4 @@ nlohmann::json codex_mcp_server(const std::filesystem::path& kseek_executable, c
 // A JSON value as a TOML inline value (.codex/config.toml, and Codex's `-c key=value`, are TOML).
 std::string toml_inline(const nlohmann::json& value);
 
-}  // namespace kseek::cli
+}  // namespace kseek::app

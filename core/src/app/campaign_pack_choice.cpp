@@ -1,6 +1,6 @@
 // The pack selection of `kseek init`: built-in and plugin packs by default, installed ones when they fit.
 // It must never pin a pack file by a relative path: hooks and the MCP server run from other folders.
-#include "campaign_pack_choice.hpp"
+#include "kseek/core/app/campaign_pack_choice.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace kseek::cli {
+namespace kseek::app {
 namespace {
 
 // sm_90a and sm_90 name one generation for pack selection (as question selection reads them).
@@ -81,4 +81,4 @@ Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::
   return choice;
 }
 
-}  // namespace kseek::cli
+}  // namespace kseek::app
