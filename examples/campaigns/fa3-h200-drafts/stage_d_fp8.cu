@@ -1,0 +1,2286 @@
+// Candidate of the fa3-h200 campaign (issue 17), stages (a) and (b): today's seed plus a warp-specialised Hopper main
+// loop (wgmma + TMA + mbarrier ring + setmaxnreg, two consumer warpgroups in ping-pong) for 16-bit prefill. Device
+// code only, NVRTC for sm_90a: it must never include a toolkit header or CUTLASS/CuTe, launch from the device, or
+// touch memory outside the buffers AttentionProblem describes.
+//
+// STATUS (H200, 2026-12-02): every case-study row it takes PASSED (evaluations 2 and 3 of the campaign, and the
+// drafts' runs in NOTES.md); the d192/dv128 and fp8 kernels are new since evaluation 3. Every scenario the new path declines takes the seed's kernels and plan unchanged.
+//
+// Case-study scenarios (kseek scenarios --plugin attention.fa3 --set case-study) that take the new path, by
+// ws::make_ws_plan's rules (16-bit; (d, dv) held by a kernel's padded dims with less than 64 columns to spare, d and
+// dv >= 64 and multiples of 8; no q_v or spans; softcap only on the d256 kernels; max_seqlen_q >= 128, >= 64 query
+// rows per sequence on average, a grid of at least one CTA per SM, TMA-legal strides and pages):
+//   H01-H04, H26  bf16/fp16 d128 causal, paged, GQA/MHA/MQA, varlen (H02) -> kseek_fa3_ws_{bf16,fp16}_d128
+//   H05, H06      bf16 d64 causal with sinks; H06 with a 128-key window  -> kseek_fa3_ws_bf16_d64
+//   H07, H08      bf16 d256 causal, softcap 50; H08 with a 4096-key window -> kseek_fa3_ws_bf16_d256
+//   H09           bf16 d128 causal, 4096-key window                       -> kseek_fa3_ws_bf16_d128
+//   H10, H23      bf16 d96 causal / d80 non-causal varlen: the d128 kernel, TMA zero-fills the padded channels
+//   H11           bf16 d192 / dv128 causal (MLA-style), non-paged           -> kseek_fa3_ws_bf16_d192_dv128
+//   H12, H13      fp8 d128 causal, GQA 4; fp8 d256 causal with softcap: TMA brings raw e4m3 K/V rows, three
+//                 producer-side warps widen them (and Q, from global memory) exactly to fp16 slabs, and the fp16
+//                 main loop runs with the descales folded in -> kseek_fa3_ws_fp8_d128, kseek_fa3_ws_fp8_d256
+//   H24           fp16 d64 non-causal, non-paged, 64 x 1500                -> kseek_fa3_ws_fp16_d64 (OOB tail)
+// Declined (seed unchanged): H14-H21 and H25 decode/mixed (few rows per sequence), H22
+// (suffix is decode; the prefix call, 256 x 32768, has a grid of 64 CTAs and stays on the seed's split-KV).
+//
+// Assumptions the GPU runs confirmed (keep them in mind when changing the layouts): the P V wgmma reads V MN-major
+// with LBO = bytes between 64-column slabs; TMA's 128B swizzle on 1024-byte-aligned slabs is wgmma's K-major
+// layout, paged boxes of 16 rows included; out-of-bounds TMA rows and columns are zero-filled and counted in
+// complete_tx; setmaxnreg 240/24 with 168 launch registers; wgmma.wait_group 1 retires the S group first.
+#include <kseek/attention/problem.h>
+#include <kseek/attention/problem_features.h>
+#include <kseek/device/launch_plan.h>
+
+namespace kseek {
+namespace plugins {
+namespace attention_fa3 {
+namespace seed {
+
+using attention::AttentionProblem;
+using attention::DType;
+using Args = KernelArgs<AttentionProblem>;
+using u8 = unsigned char;
+using u16 = unsigned short;
+using u32 = unsigned int;
+using i64 = long long;
+using u64 = unsigned long long;
+
+// =====================================================================================================================
+// Tile constants. Every kernel of this file is one TileConfig; KSEEK_FA3_SEED_KERNELS at the end lists them all.
+// =====================================================================================================================
+constexpr int kThreads = 128;  // 4 warps per CTA, every kernel
+constexpr int kWarps = kThreads / 32;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr int kWorkspaceHeaderBytes = 256;  // int num_splits, padded so the partials stay 256-byte aligned
+constexpr int kMaxSplits = 256;             // the combine keeps one weight per split per warp in shared memory
+constexpr int kMinTilesPerSplit = 2;        // a split below this many key tiles costs more than it hides
+constexpr int kMaxRowsForDecode = 64;       // GQA-packed query rows per (sequence, kv head) that pick the decode tiling
+
+enum ElemKind : int {
+  kElemBF16 = 0,  // bf16 inputs, bf16 MMA
+  kElemFP16 = 1,  // fp16 inputs, fp16 MMA
+  kElemFP8 = 2,   // e4m3 inputs, widened exactly to fp16 in shared memory, fp16 MMA
+};
+
+// kD_/kDV_: padded head dims (multiples of 16; real d/dv are zero-filled up to them in shared memory).
+// kWN_: warps that share one 16-row group: they split the keys of S and the channels of O (P goes through smem).
+// kMT_: 16-row MMA tiles per warp. kBN_: keys per tile (one cp.async ring slot, one pair of barriers).
+// kBNC_: keys per compute chunk (S, softmax and PV run chunk by chunk inside a tile, bounding the S registers).
+// kStages_: cp.async ring depth.
+template <int kD_, int kDV_, int kWN_, int kMT_, int kBN_, int kBNC_, int kStages_, int kElem_>
+struct TileConfig {
+  static constexpr int kD = kD_;
+  static constexpr int kDV = kDV_;
+  static constexpr int kWN = kWN_;
+  static constexpr int kWM = kWarps / kWN_;
+  static constexpr int kMT = kMT_;
+  static constexpr int kBM = kWM * kMT_ * 16;  // GQA-packed query rows per CTA
+  static constexpr int kBN = kBN_;
+  static constexpr int kBNC = kBNC_;
+  static constexpr int kStages = kStages_;
+  static constexpr bool kFp8 = kElem_ == kElemFP8;
+  static constexpr bool kMmaF16 = kElem_ != kElemBF16;
+  static constexpr int kElemBytes = kFp8 ? 1 : 2;
+  static constexpr bool kQv = kDV_ == 512;                  // only the MLA tiling carries q_v rows
+  static constexpr int kKeysPerWarp = kBNC_ / kWN_;         // S columns one warp owns in a chunk
+  static constexpr int kNTS = kKeysPerWarp / 8;             // S n-tiles per warp
+  static constexpr int kChPerWarp = kDV_ / kWN_;            // O columns one warp owns
+  static constexpr int kNTO = kChPerWarp / 8;               // O n-tiles per warp
+  static constexpr int kSAcc = (kMT_ * kNTS >= 2) ? 1 : 2;  // independent S accumulators to break the MMA chain
+  static constexpr int kChunksK = kD_ / 8;                  // 8-element copy chunks per K/Q row
+  static constexpr int kChunksV = kDV_ / 8;                 // 8-element copy chunks per V/q_v row
+  // Shared-memory pitches. +8 elements (16 B) per row staggers the rows of an 8x8 ldmatrix over all 32 banks.
+  static constexpr int kLdK = kD_ + 8;
+  static constexpr int kLdV = kDV_ + 8;
+  static constexpr int kLdP = kBNC_ + 8;
+  static constexpr int kRawLdK = kD_ + 16;  // fp8 staging pitch in bytes
+  static constexpr int kRawLdV = kDV_ + 16;
+  static constexpr int kKVBufs = kFp8 ? 1 : kStages_;  // fp8 converts each landed tile into one fp16 buffer
+
+  static_assert(kD_ % 16 == 0 && kDV_ % 16 == 0, "head dims are padded to MMA k-steps of 16");
+  static_assert(kWarps % kWN_ == 0, "warps split into row groups of kWN");
+  static_assert(kBNC_ % 16 == 0 && kBN_ % kBNC_ == 0, "PV consumes keys in k-steps of 16; chunks tile the tile");
+  static_assert(kBN_ <= kThreads, "one thread computes each key row's cache offsets");
+  static_assert(kKeysPerWarp % 8 == 0 && kChPerWarp % 8 == 0, "each warp owns whole n-tiles of 8");
+  static_assert(kWN_ == 1 || kMT_ == 1, "key/channel-split warps keep one 16-row tile");
+  static_assert(kStages_ >= 2, "the ring needs one tile in flight while another is consumed");
+  static_assert(kElem_ >= kElemBF16 && kElem_ <= kElemFP8, "unknown element kind");
+};
+
+// One CTA's shared memory. Unused buffers of a tiling collapse to one row.
+template <class C>
+struct alignas(128) SharedStorage {
+  alignas(16) u16 q[C::kBM][C::kLdK];                             // [BM rows, D] Q (fp16/bf16), packed rows
+  alignas(16) u16 qv[C::kQv ? C::kBM : 1][C::kQv ? C::kLdV : 8];  // [BM rows, DV] q_v (MLA tiling only)
+  alignas(16) u16 k[C::kKVBufs][C::kBN][C::kLdK];                 // [bufs, BN keys, D] K tiles
+  alignas(16) u16 v[C::kKVBufs][C::kBN][C::kLdV];                 // [bufs, BN keys, DV] V tiles
+  // fp8 only: [stages, BN keys, D bytes] and [stages, BN keys, DV bytes] raw e4m3 ring, widened into k/v[0].
+  alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];
+  alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];
+  alignas(16) u16 p[C::kWN > 1 ? C::kBM : 1][C::kWN > 1 ? C::kLdP : 8];  // [BM, BNC] probabilities (split warps)
+  float red_max[C::kWN][C::kBM];                                         // per-warp partial row maxima of a tile
+  float red_sum[C::kWN][C::kBM];                                         // per-warp partial row sums at the end
+  i64 k_off[C::kStages][C::kBN];  // [stages, BN keys] element offset of each row in K, -1 past sk (zero-filled)
+  i64 v_off[C::kStages][C::kBN];  // [stages, BN keys] same for V
+};
+
+extern __shared__ __align__(128) u8 kseek_fa3_smem[];
+
+// =====================================================================================================================
+// PTX wrappers. Each cites its PTX ISA section by title and anchor (docs.nvidia.com/cuda/parallel-thread-execution/).
+// =====================================================================================================================
+__device__ __forceinline__ u32 smem_u32(const void* ptr) { return static_cast<u32>(__cvta_generic_to_shared(ptr)); }
+
+// PTX ISA: cp.async (#data-movement-and-conversion-instructions-cp-async): src_bytes < 16 zero-fills the rest.
+__device__ __forceinline__ void cp_async_16(u32 dst, const void* src, u32 src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+// PTX ISA: cp.async, 8-byte form (.ca is the only cache mode below 16 bytes).
+__device__ __forceinline__ void cp_async_8(u32 dst, const void* src, u32 src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+// PTX ISA: cp.async.commit_group (#data-movement-and-conversion-instructions-cp-async-commit-group).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// PTX ISA: cp.async.wait_group (#data-movement-and-conversion-instructions-cp-async-wait-group).
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// PTX ISA: ldmatrix (#warp-level-matrix-instructions-ldmatrix): four 8x8 b16 tiles, lane l addresses row l%8
+// of tile l/8.
+__device__ __forceinline__ void ldsm_x4(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+// PTX ISA: ldmatrix, two tiles (lanes 0..15 address them).
+__device__ __forceinline__ void ldsm_x2(u32 addr, u32& r0, u32& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+// PTX ISA: ldmatrix .trans: each lane receives a column pair instead of a row pair.
+__device__ __forceinline__ void ldsm_x4_t(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldsm_x2_t(u32 addr, u32& r0, u32& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+
+// PTX ISA: mma (#warp-level-matrix-instructions-mma), m16n8k16 row.col, fp32 accumulate; fragment layout in
+// #warp-level-matrix-fragment-mma-16816-float.
+template <bool kF16>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (kF16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// PTX ISA: ex2 (#floating-point-instructions-ex2): 2^x, ex2(-inf) = +0.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+// PTX ISA: lg2 (#floating-point-instructions-lg2).
+__device__ __forceinline__ float fast_log2(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+// PTX ISA: rcp (#floating-point-instructions-rcp).
+__device__ __forceinline__ float fast_rcp(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// PTX ISA: cvt (#data-movement-and-conversion-instructions-cvt): hi goes to the upper half, lo to the lower.
+template <bool kF16>
+__device__ __forceinline__ u32 pack_half2(float lo, float hi) {
+  u32 r;
+  if constexpr (kF16) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+}
+// PTX ISA: cvt .f16x2.e4m3x2 (sm_89+): two e4m3 bytes to two fp16 halves, exactly, low byte to low half.
+__device__ __forceinline__ u32 e4m3x2_to_f16x2(u16 pair) {
+  u32 r;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(r) : "h"(pair));
+  return r;
+}
+// PTX ISA: cvt: fp32 to one fp16 / bf16 (round to nearest even).
+__device__ __forceinline__ u16 f32_to_f16(float x) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ u16 f32_to_bf16(float x) {
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
+  return r;
+}
+// PTX ISA: %nsmid (#special-registers-nsmid): an upper bound of the SM ids on this device.
+__device__ __forceinline__ u32 sm_count() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%nsmid;\n" : "=r"(r));
+  return r;
+}
+
+// =====================================================================================================================
+// Small helpers
+// =====================================================================================================================
+__device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ int imax(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ float neg_inf() { return __uint_as_float(0xff800000u); }
+
+// tanh accurate in absolute terms (the softcap multiplies its error by up to ~50): 1 - 2 / (e^{2|x|} + 1).
+__device__ __forceinline__ float tanh_abs_accurate(float x) {
+  const u32 sign = __float_as_uint(x) & 0x80000000u;
+  const float ax = __uint_as_float(__float_as_uint(x) & 0x7fffffffu);
+  const float e = fast_exp2(ax * (2.0f * kLog2e));
+  const float r = 1.0f - 2.0f * fast_rcp(e + 1.0f);
+  return __uint_as_float(__float_as_uint(r) | sign);
+}
+
+// First key visible to query row i (bottom-right aligned window), and one past the last; both clamped to [0, sk].
+__device__ __forceinline__ int visible_lo(int i, int shift, int window_left) {
+  if (window_left < 0) return 0;
+  const i64 v = static_cast<i64>(i) + shift - window_left;
+  return v < 0 ? 0 : static_cast<int>(v);
+}
+__device__ __forceinline__ int visible_hi(int i, int shift, int window_right, int sk) {
+  if (window_right < 0) return sk;
+  const i64 v = static_cast<i64>(i) + shift + window_right + 1;
+  return v < 0 ? 0 : (v > sk ? sk : static_cast<int>(v));
+}
+
+// One past the last key of the bidirectional span (problem.h v2) that holds key position `pos`, or 0 when none does.
+__device__ __forceinline__ int span_end_at(const int* spans, int num_spans, i64 pos) {
+  for (int s = 0; s < num_spans; ++s) {
+    if (pos >= spans[2 * s] && pos < spans[2 * s + 1]) return spans[2 * s + 1];
+  }
+  return 0;
+}
+
+__device__ __forceinline__ bool aligned_to(const void* ptr, i64 s0, i64 s1, i64 s2, int elem_bytes, int bytes) {
+  return (reinterpret_cast<u64>(ptr) % bytes) == 0 && (s0 * elem_bytes) % bytes == 0 &&
+         (s1 * elem_bytes) % bytes == 0 && (s2 * elem_bytes) % bytes == 0;
+}
+
+// One 8-element chunk copied synchronously (misaligned tensors only); zeros when !ok. dst: 8 elements in shared
+// memory; src: 8 elements in global memory (unread when !ok).
+template <int kElemBytes>
+__device__ __forceinline__ void copy_chunk_sync(void* dst, const u8* src, bool ok) {
+  if constexpr (kElemBytes == 2) {
+    u16* d = static_cast<u16*>(dst);
+    const u16* s = reinterpret_cast<const u16*>(src);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) d[e] = ok ? s[e] : u16(0);
+  } else {
+    u8* d = static_cast<u8*>(dst);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) d[e] = ok ? src[e] : u8(0);
+  }
+}
+
+// 8 e4m3 bytes (two words) to 8 fp16 in one 16-byte shared store.
+__device__ __forceinline__ uint4 widen_e4m3x8(u32 lo, u32 hi) {
+  uint4 r;
+  r.x = e4m3x2_to_f16x2(static_cast<u16>(lo & 0xffffu));
+  r.y = e4m3x2_to_f16x2(static_cast<u16>(lo >> 16));
+  r.z = e4m3x2_to_f16x2(static_cast<u16>(hi & 0xffffu));
+  r.w = e4m3x2_to_f16x2(static_cast<u16>(hi >> 16));
+  return r;
+}
+
+// Writes two adjacent output elements (channel c even, c + 1 < dv) in the output dtype. base: O [total_q, hq, dv];
+// off: element offset of the first of the two.
+__device__ __forceinline__ void store_out_pair(void* base, i64 off, float a, float b, DType dt, bool pair_ok) {
+  if (dt == attention::kDTypeFP32) {
+    float* o = static_cast<float*>(base) + off;
+    if (pair_ok) {
+      *reinterpret_cast<float2*>(o) = make_float2(a, b);
+    } else {
+      o[0] = a;
+      o[1] = b;
+    }
+  } else {
+    u16* o = static_cast<u16*>(base) + off;
+    const bool f16 = dt == attention::kDTypeFP16;
+    const u16 ha = f16 ? f32_to_f16(a) : f32_to_bf16(a);
+    const u16 hb = f16 ? f32_to_f16(b) : f32_to_bf16(b);
+    if (pair_ok) {
+      *reinterpret_cast<u32*>(o) = static_cast<u32>(ha) | (static_cast<u32>(hb) << 16);
+    } else {
+      o[0] = ha;
+      o[1] = hb;
+    }
+  }
+}
+
+// Workspace of a split launch (ws: workspace_bytes, zeroed): [header: int num_splits, 256 B]
+// [lse_part: splits x total_q x hq fp32, log2 units, padded to 256 B][o_part: splits x total_q x hq x dv fp32, each
+// split normalised by its own row sum].
+__device__ __forceinline__ u64 lse_part_bytes(int splits, const AttentionProblem& pr) {
+  const u64 n = static_cast<u64>(splits) * static_cast<u64>(pr.total_q) * static_cast<u64>(pr.num_heads_q) * 4u;
+  return (n + 255u) / 256u * 256u;
+}
+__device__ __forceinline__ float* lse_part_ptr(void* ws) {
+  return reinterpret_cast<float*>(static_cast<u8*>(ws) + kWorkspaceHeaderBytes);
+}
+__device__ __forceinline__ float* o_part_ptr(void* ws, int splits, const AttentionProblem& pr) {
+  return reinterpret_cast<float*>(static_cast<u8*>(ws) + kWorkspaceHeaderBytes + lse_part_bytes(splits, pr));
+}
+
+// =====================================================================================================================
+// Loads
+// =====================================================================================================================
+
+// The cache row of key row `r` (= threadIdx.x) of key tile `tile`: the block id for paged K/V (fetched from
+// block_table), the token index for packed K/V, or -1 past sk or for threads beyond the tile. Split from
+// store_tile_offsets so the block_table load can be in flight during a whole tile of MMAs.
+template <class C>
+__device__ __forceinline__ int fetch_tile_row(int tile, const AttentionProblem& pr, int b, int sk, int k_start) {
+  const int r = threadIdx.x;
+  const int j = tile * C::kBN + r;
+  if (r >= C::kBN || j >= sk) return -1;
+  if (!pr.paged) return k_start + j;
+  return pr.block_table[static_cast<i64>(b) * pr.block_table_batch_stride + j / pr.block_size];
+}
+
+// Element offsets of K/V rows of one key tile into ring slot `slot`; -1 marks a row past sk (zero-filled).
+template <class C>
+__device__ __forceinline__ void store_tile_offsets(SharedStorage<C>& sm, int slot, int tile, int fetched,
+                                                   const AttentionProblem& pr, int kvh) {
+  const int r = threadIdx.x;
+  if (r >= C::kBN) return;
+  i64 ko = -1, vo = -1;
+  if (fetched >= 0) {
+    if (pr.paged) {
+      const int j = tile * C::kBN + r;
+      const i64 in_page = j % pr.block_size;
+      ko = fetched * pr.k_block_stride + in_page * pr.k_row_stride + kvh * pr.k_head_stride;
+      vo = fetched * pr.v_block_stride + in_page * pr.v_row_stride + kvh * pr.v_head_stride;
+    } else {
+      ko = fetched * pr.k_row_stride + kvh * pr.k_head_stride;
+      vo = fetched * pr.v_row_stride + kvh * pr.v_head_stride;
+    }
+  }
+  sm.k_off[slot][r] = ko;
+  sm.v_off[slot][r] = vo;
+}
+
+// Copies the kRows x kChunks 8-element chunks of one tile (rows at element offsets offs[], -1 = zero row; chunks
+// at or past `width` elements zero-filled) into dst ([kRows, kLd] elements of kEs bytes; fp8 lands raw).
+// dst: shared [kRows, kLd]; offs: shared [kRows] element offsets; src_base: the K or V tensor (bytes).
+template <int kRows, int kChunks, int kLd, int kEs, class Dst>
+__device__ __forceinline__ void issue_rows(Dst (*dst)[kLd], const i64* offs, const u8* src_base, int width, bool vec) {
+  constexpr int kUnits = kRows * kChunks;
+  constexpr int kIt = (kUnits + kThreads - 1) / kThreads;
+  constexpr bool kExact = kUnits % kThreads == 0;
+  if (vec) {
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int u = threadIdx.x + it * kThreads;
+      if (kExact || u < kUnits) {
+        const int row = u / kChunks, c = u - (u / kChunks) * kChunks;
+        const i64 off = offs[row];
+        const bool ok = off >= 0 && c * 8 < width;
+        const u8* src = src_base + (ok ? (off + c * 8) * kEs : 0);
+        if constexpr (kEs == 1)
+          cp_async_8(smem_u32(&dst[row][c * 8]), src, ok ? 8u : 0u);
+        else
+          cp_async_16(smem_u32(&dst[row][c * 8]), src, ok ? 16u : 0u);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int u = threadIdx.x + it * kThreads;
+      if (kExact || u < kUnits) {
+        const int row = u / kChunks, c = u - (u / kChunks) * kChunks;
+        const i64 off = offs[row];
+        const bool ok = off >= 0 && c * 8 < width;
+        copy_chunk_sync<kEs>(&dst[row][c * 8], src_base + (ok ? (off + c * 8) * kEs : 0), ok);
+      }
+    }
+  }
+}
+
+// Starts the copies of one K/V tile into ring slot `slot` (16-bit: the compute buffers; fp8: the raw ring).
+// kb: K (paged [num_blocks, block_size, hkv, d] or flat [total_k, hkv, d]) as bytes; vb: V likewise with dv.
+template <class C>
+__device__ __forceinline__ void issue_kv_tile(SharedStorage<C>& sm, int slot, const u8* kb, const u8* vb, int d, int dv,
+                                              bool vec) {
+  if constexpr (C::kFp8) {
+    issue_rows<C::kBN, C::kChunksK, C::kRawLdK, 1>(sm.k_raw[slot], sm.k_off[slot], kb, d, vec);
+    issue_rows<C::kBN, C::kChunksV, C::kRawLdV, 1>(sm.v_raw[slot], sm.v_off[slot], vb, dv, vec);
+  } else {
+    issue_rows<C::kBN, C::kChunksK, C::kLdK, 2>(sm.k[slot], sm.k_off[slot], kb, d, vec);
+    issue_rows<C::kBN, C::kChunksV, C::kLdV, 2>(sm.v[slot], sm.v_off[slot], vb, dv, vec);
+  }
+}
+
+// fp8 only: widens the landed raw tile of ring slot `slot` into the single fp16 K/V buffers.
+template <class C>
+__device__ __forceinline__ void widen_kv_tile(SharedStorage<C>& sm, int slot) {
+  if constexpr (C::kFp8) {
+    constexpr int kItK = (C::kBN * C::kChunksK + kThreads - 1) / kThreads;
+    constexpr int kItV = (C::kBN * C::kChunksV + kThreads - 1) / kThreads;
+#pragma unroll
+    for (int it = 0; it < kItK; ++it) {
+      const int u = threadIdx.x + it * kThreads;
+      if (u < C::kBN * C::kChunksK) {
+        const int row = u / C::kChunksK, c = u - row * C::kChunksK;
+        const uint2 raw = *reinterpret_cast<const uint2*>(&sm.k_raw[slot][row][c * 8]);
+        *reinterpret_cast<uint4*>(&sm.k[0][row][c * 8]) = widen_e4m3x8(raw.x, raw.y);
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kItV; ++it) {
+      const int u = threadIdx.x + it * kThreads;
+      if (u < C::kBN * C::kChunksV) {
+        const int row = u / C::kChunksV, c = u - row * C::kChunksV;
+        const uint2 raw = *reinterpret_cast<const uint2*>(&sm.v_raw[slot][row][c * 8]);
+        *reinterpret_cast<uint4*>(&sm.v[0][row][c * 8]) = widen_e4m3x8(raw.x, raw.y);
+      }
+    }
+  }
+}
+
+// Loads the CTA's GQA-packed query rows (row R -> token R / group, head kvh * group + R % group) into `dst`
+// (shared [BM, kLd], kChunks*8 columns filled). src_base: Q [total_q, hq, d] or q_v [total_q, hq, dv].
+// 16-bit: cp.async (joins the next commit group); fp8: synchronous widen.
+template <class C, int kChunks, int kLd>
+__device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src_base, i64 row_stride, i64 head_stride,
+                                                int width, int q_start, int row0, int rows, int group, int kvh,
+                                                bool vec) {
+  constexpr int kEs = C::kElemBytes;
+  constexpr int kIt = (C::kBM * kChunks + kThreads - 1) / kThreads;
+  const u8* base = static_cast<const u8*>(src_base);
+#pragma unroll
+  for (int it = 0; it < kIt; ++it) {
+    const int u = threadIdx.x + it * kThreads;
+    if (u < C::kBM * kChunks) {
+      const int r = u / kChunks, c = u - r * kChunks;
+      const int R = row0 + r;
+      const bool ok = R < rows && c * 8 < width;
+      i64 off = 0;
+      if (ok) {
+        const int tok = R / group;
+        const int head = kvh * group + (R - tok * group);
+        off = static_cast<i64>(q_start + tok) * row_stride + static_cast<i64>(head) * head_stride + c * 8;
+      }
+      const u8* src = base + off * kEs;
+      if constexpr (C::kFp8) {
+        u32 lo = 0, hi = 0;
+        if (ok) {
+          if (vec) {
+            const uint2 raw = *reinterpret_cast<const uint2*>(src);
+            lo = raw.x;
+            hi = raw.y;
+          } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) lo |= static_cast<u32>(src[e]) << (8 * e);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) hi |= static_cast<u32>(src[4 + e]) << (8 * e);
+          }
+        }
+        *reinterpret_cast<uint4*>(&dst[r][c * 8]) = widen_e4m3x8(lo, hi);
+      } else {
+        if (vec)
+          cp_async_16(smem_u32(&dst[r][c * 8]), src, ok ? 16u : 0u);
+        else
+          copy_chunk_sync<2>(&dst[r][c * 8], src, ok);
+      }
+    }
+  }
+}
+
+// =====================================================================================================================
+// The attention kernel: one CTA = one (sequence, kv head, block of kBM packed query rows, key split).
+// Per key tile: S = Q K^T (+ Qv V^T)  ->  mask, softcap  ->  online softmax in base 2  ->  O += P V.
+// =====================================================================================================================
+template <class C>
+__device__ __forceinline__ void attention_forward(const Args& args) {
+  const AttentionProblem& pr = args.problem;
+  SharedStorage<C>& sm = *reinterpret_cast<SharedStorage<C>*>(kseek_fa3_smem);
+  constexpr int kMT = C::kMT, kNTS = C::kNTS, kNTO = C::kNTO, kBN = C::kBN, kS = C::kStages;
+  constexpr bool kF16 = C::kMmaF16;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / C::kWN, wn = warp - (warp / C::kWN) * C::kWN;
+  const int g = lane >> 2, t4 = lane & 3;  // MMA fragment row and column pair
+
+  const int hkv = pr.num_heads_kv;
+  const int group = pr.num_heads_q / hkv;
+  const int b = blockIdx.x / hkv, kvh = blockIdx.x - (blockIdx.x / hkv) * hkv;
+  const int m_block = gridDim.y - 1 - blockIdx.y;  // the heaviest causal row blocks start first
+  const int split = blockIdx.z, num_splits = gridDim.z;
+
+  if (num_splits > 1 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && tid == 0) {
+    *static_cast<int*>(args.workspace) = num_splits;  // read by the combine kernel, ordered by the stream
+  }
+  if (b >= pr.batch) return;
+
+  const int q_start = pr.cu_seqlens_q[b];
+  const int sq = pr.cu_seqlens_q[b + 1] - q_start;
+  const int rows = sq * group;
+  const int row0 = m_block * C::kBM;
+  if (row0 >= rows) return;  // CTA-uniform: no barrier is skipped by part of the CTA
+  const int sk = pr.seqused_k ? pr.seqused_k[b] : pr.cu_seqlens_k[b + 1] - pr.cu_seqlens_k[b];
+  const int k_start = pr.paged ? 0 : pr.cu_seqlens_k[b];
+
+  // ---- visible key range of this row block (edge tiles recompute each row's own range) ---------------------------
+  const int shift = sk - sq;
+  const int wl = pr.window_left;
+  const int wr = pr.causal ? 0 : pr.window_right;
+  const int i_first = row0 / group;
+  const int i_last = (imin(row0 + C::kBM, rows) - 1) / group;
+  // Bidirectional spans (causal only) extend a row's right edge to its span's end; edges stay monotone in the row.
+  // Compiled in only for a plugin whose problems can carry spans (problem_features.h): even unused, the span code
+  // costs the decode kernels ~25 registers and up to 8% of their speed on the H200 (measured 2026-11-30).
+  const auto row_hi = [&](int i) {
+    const int hi = visible_hi(i, shift, wr, sk);
+    if constexpr (kseek::attention::kProblemsHaveSpans) {
+      if (pr.num_spans == 0) return hi;
+      const int* spans = pr.spans + static_cast<i64>(b) * pr.span_batch_stride;
+      return imax(hi, imin(span_end_at(spans, pr.num_spans, static_cast<i64>(i) + shift), sk));
+    } else {
+      return hi;
+    }
+  };
+  const int k_begin = visible_lo(i_first, shift, wl);
+  const int k_end = row_hi(i_last);
+  const int unmasked_from = visible_lo(i_last, shift, wl);  // a tile starting here needs no left-edge mask
+  const int unmasked_to = row_hi(i_first);                  // a tile ending here needs no right/sk mask
+  const int t_begin = k_begin / kBN;
+  const int t_end = k_end > k_begin ? (k_end + kBN - 1) / kBN : t_begin;
+  const int tiles_per_split = (t_end - t_begin + num_splits - 1) / num_splits;
+  const int my_first = t_begin + split * tiles_per_split;
+  const int my_count = imax(0, imin(tiles_per_split, t_end - my_first));
+
+  // ---- scales: logits in base 2; m is tracked in the units of s (raw or tanh), exp_mult > 0 maps them ----------
+  float qk_descale = 1.0f, v_scale = 1.0f;
+  if constexpr (C::kFp8) {
+    const i64 di = static_cast<i64>(b) * pr.descale_batch_stride + static_cast<i64>(kvh) * pr.descale_head_stride;
+    if (pr.q_descale) qk_descale *= pr.q_descale[di];
+    if (pr.k_descale) qk_descale *= pr.k_descale[di];
+    if (pr.v_descale) v_scale = pr.v_descale[di];
+  }
+  const float scale = pr.softmax_scale * qk_descale;
+  const bool use_softcap = pr.softcap > 0.0f;
+  const float cap_in = use_softcap ? scale / pr.softcap : 0.0f;
+  const float exp_mult = use_softcap ? pr.softcap * kLog2e : scale * kLog2e;
+  const bool has_qv = C::kQv && pr.has_q_v;
+
+  // ---- vector-copy eligibility (uniform); misaligned tensors take the synchronous element path ------------------
+  constexpr int kEs = C::kElemBytes;
+  constexpr int kVecBytes = C::kFp8 ? 8 : 16;
+  const bool kv_vec =
+      aligned_to(pr.k, pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0, kEs, kVecBytes) &&
+      aligned_to(pr.v, pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0, kEs, kVecBytes);
+  const bool q_vec = aligned_to(pr.q, pr.q_row_stride, pr.q_head_stride, 0, kEs, kVecBytes);
+
+  // ---- prologue: Q (+ q_v), offsets of the first kS tiles, copies of the first kS - 1 tiles ----------------------
+  load_query_rows<C, C::kChunksK, C::kLdK>(sm.q, pr.q, pr.q_row_stride, pr.q_head_stride, pr.head_dim, q_start, row0,
+                                           rows, group, kvh, q_vec);
+  if constexpr (C::kQv) {
+    if (has_qv) {
+      const bool qv_vec = aligned_to(pr.q_v, pr.qv_row_stride, pr.qv_head_stride, 0, kEs, kVecBytes);
+      load_query_rows<C, C::kChunksV, C::kLdV>(sm.qv, pr.q_v, pr.qv_row_stride, pr.qv_head_stride, pr.head_dim_v,
+                                               q_start, row0, rows, group, kvh, qv_vec);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kS; ++j) {
+    if (j < my_count) {
+      store_tile_offsets(sm, j, my_first + j, fetch_tile_row<C>(my_first + j, pr, b, sk, k_start), pr, kvh);
+    }
+  }
+  __syncthreads();  // tile offsets written by some threads are read by every thread's copies
+  const u8* kb = static_cast<const u8*>(pr.k);
+  const u8* vb = static_cast<const u8*>(pr.v);
+#pragma unroll
+  for (int j = 0; j < kS - 1; ++j) {
+    if (j < my_count) issue_kv_tile(sm, j, kb, vb, pr.head_dim, pr.head_dim_v, kv_vec);
+    cp_async_commit();  // one group per ring slot, empty or not, so wait_group counts stay uniform
+  }
+
+  // ---- per-thread running state -----------------------------------------------------------------------------------
+  float o[kMT][kNTO][4];
+  float m_run[kMT][2], l_run[kMT][2];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < kNTO; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[mt][nt][e] = 0.0f;
+    }
+    m_run[mt][0] = m_run[mt][1] = neg_inf();
+    l_run[mt][0] = l_run[mt][1] = 0.0f;
+  }
+
+  // ldmatrix lane addresses (bytes in the shared window). A operands: row lane%16, column half lane/16.
+  const int a_row = lane & 15, a_col = (lane >> 4) * 8;
+  // B from row-major K-like tiles (x4: two n-tiles; x2: one): key row and k-column half of this lane.
+  const int bk_row4 = (lane & 7) + ((lane >> 4) << 3), bk_col4 = ((lane >> 3) & 1) * 8;
+  const int bk_row2 = lane & 7, bk_col2 = ((lane >> 3) & 1) * 8;
+  // B from V for PV (.trans; x4: two channel tiles; x2: one).
+  const int bv_row = (lane & 7) + (((lane >> 3) & 1) << 3), bv_col4 = (lane >> 4) * 8;
+  const int warp_row = wm * kMT * 16;  // first local row of this warp
+  const int warp_key = wn * C::kKeysPerWarp;
+  const int warp_ch = wn * C::kChPerWarp;
+
+  // ================================================ main loop =======================================================
+  for (int j = 0; j < my_count; ++j) {
+    const int slot = j % kS;
+    if (j + kS - 1 < my_count) issue_kv_tile(sm, (j + kS - 1) % kS, kb, vb, pr.head_dim, pr.head_dim_v, kv_vec);
+    cp_async_commit();
+    const bool fetch_ahead = j + kS < my_count;  // the row table of tile j + kS is fetched now, stored after the MMAs
+    const int fetched = fetch_ahead ? fetch_tile_row<C>(my_first + j + kS, pr, b, sk, k_start) : -1;
+    cp_async_wait<kS - 1>();
+    __syncthreads();  // tile j (and Q) copied by every thread is visible to every warp
+    int buf = slot;
+    if constexpr (C::kFp8) {
+      widen_kv_tile(sm, slot);
+      buf = 0;
+      __syncthreads();  // the widened fp16 tile is complete before any warp reads it
+    }
+    const int tile = my_first + j;
+    const int n0 = tile * kBN;
+#pragma unroll 1
+    for (int ch = 0; ch < kBN / C::kBNC; ++ch) {
+      const int c0 = ch * C::kBNC;  // first key of this chunk within the tile
+      const int nc = n0 + c0;       // and within the sequence
+
+      // ---- S = Q K^T (+ Qv V^T) --------------------------------------------------------------------------------
+      float sacc[C::kSAcc][kMT][kNTS][4];
+#pragma unroll
+      for (int x = 0; x < C::kSAcc; ++x)
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+          for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sacc[x][mt][nt][e] = 0.0f;
+
+      {
+        const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
+        const u32 k_addr4 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row4][bk_col4]);
+        const u32 k_addr2 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row2][bk_col2]);
+#pragma unroll
+        for (int kk = 0; kk < C::kD / 16; ++kk) {
+          u32 a[kMT][4];
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt)
+            ldsm_x4(q_addr + (mt * 16 * C::kLdK + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+          for (int np = 0; np < kNTS / 2; ++np) {
+            u32 b0, b1, b2, b3;
+            ldsm_x4(k_addr4 + (np * 16 * C::kLdK + kk * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) {
+              mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
+              mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
+            }
+          }
+          if constexpr (kNTS % 2 == 1) {
+            u32 b0, b1;
+            ldsm_x2(k_addr2 + ((kNTS - 1) * 8 * C::kLdK + kk * 16) * 2, b0, b1);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
+          }
+        }
+      }
+      if constexpr (C::kQv) {
+        if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
+          const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
+          const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row4][bk_col4]);
+          const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row2][bk_col2]);
+#pragma unroll
+          for (int kk = 0; kk < C::kDV / 16; ++kk) {
+            u32 a[kMT][4];
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt)
+              ldsm_x4(qv_addr + (mt * 16 * C::kLdV + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+            for (int np = 0; np < kNTS / 2; ++np) {
+              u32 b0, b1, b2, b3;
+              ldsm_x4(v_addr4 + (np * 16 * C::kLdV + kk * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) {
+                mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
+                mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
+              }
+            }
+            if constexpr (kNTS % 2 == 1) {
+              u32 b0, b1;
+              ldsm_x2(v_addr2 + ((kNTS - 1) * 8 * C::kLdV + kk * 16) * 2, b0, b1);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
+            }
+          }
+        }
+      }
+      float s[kMT][kNTS][4];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            float x = sacc[0][mt][nt][e];
+#pragma unroll
+            for (int y = 1; y < C::kSAcc; ++y) x += sacc[y][mt][nt][e];
+            s[mt][nt][e] = x;
+          }
+
+      // ---- softcap, mask, row max (each feature is one CTA-uniform branch around the whole tile) -------------------
+      if (use_softcap) {
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+          for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanh_abs_accurate(s[mt][nt][e] * cap_in);
+      }
+      if (!(nc >= unmasked_from && nc + C::kBNC <= unmasked_to)) {
+        // Rare edge tiles: each row's visible range, recomputed here to keep it out of the registers of the hot path.
+        // Rows past the last valid one behave like it (their results are never stored).
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+          for (int hf = 0; hf < 2; ++hf) {
+            const int tok = imin(row0 + warp_row + mt * 16 + hf * 8 + g, rows - 1) / group;
+            const int lo = visible_lo(tok, shift, wl), hi = row_hi(tok);
+#pragma unroll
+            for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int key = nc + warp_key + nt * 8 + 2 * t4 + e;
+                if (key < lo || key >= hi) s[mt][nt][2 * hf + e] = neg_inf();
+              }
+          }
+      }
+      float mx[kMT][2];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mx[mt][0] = mx[mt][1] = neg_inf();
+#pragma unroll
+        for (int nt = 0; nt < kNTS; ++nt) {
+          mx[mt][0] = fmaxf(mx[mt][0], fmaxf(s[mt][nt][0], s[mt][nt][1]));
+          mx[mt][1] = fmaxf(mx[mt][1], fmaxf(s[mt][nt][2], s[mt][nt][3]));
+        }
+#pragma unroll
+        for (int hf = 0; hf < 2; ++hf) {
+          mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 1));
+          mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 2));
+        }
+      }
+      if constexpr (C::kWN > 1) {
+        if (t4 == 0) {
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) {
+            sm.red_max[wn][warp_row + mt * 16 + g] = mx[mt][0];
+            sm.red_max[wn][warp_row + mt * 16 + g + 8] = mx[mt][1];
+          }
+        }
+        __syncthreads();  // every key-split warp's partial row max is visible before the row max is formed
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+          for (int w = 0; w < C::kWN; ++w) {
+            mx[mt][0] = fmaxf(mx[mt][0], sm.red_max[w][warp_row + mt * 16 + g]);
+            mx[mt][1] = fmaxf(mx[mt][1], sm.red_max[w][warp_row + mt * 16 + g + 8]);
+          }
+        }
+      }
+
+      // ---- online softmax: p = 2^(s * exp_mult - m), O and l rescaled by 2^(m_old - m_new) -----------------------
+      bool rescale = false;
+      float alpha[kMT][2];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        float m_scaled[2];
+#pragma unroll
+        for (int hf = 0; hf < 2; ++hf) {
+          const float m_new = fmaxf(m_run[mt][hf], mx[mt][hf]);
+          m_scaled[hf] = (m_new == neg_inf()) ? 0.0f : m_new * exp_mult;  // a row with nothing visible yet stays 0
+          alpha[mt][hf] = (m_new == m_run[mt][hf]) ? 1.0f : fast_exp2(fmaf(m_run[mt][hf], exp_mult, -m_scaled[hf]));
+          rescale |= alpha[mt][hf] != 1.0f;
+          m_run[mt][hf] = m_new;
+          l_run[mt][hf] *= alpha[mt][hf];
+        }
+#pragma unroll
+        for (int nt = 0; nt < kNTS; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const float p = fast_exp2(fmaf(s[mt][nt][e], exp_mult, -m_scaled[e >> 1]));
+            s[mt][nt][e] = p;
+            l_run[mt][e >> 1] += p;
+          }
+        }
+      }
+      if (__any_sync(0xffffffffu, rescale)) {  // once the row maxima settle, most tiles skip the O rescale
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < kNTO; ++nt) {
+            o[mt][nt][0] *= alpha[mt][0];
+            o[mt][nt][1] *= alpha[mt][0];
+            o[mt][nt][2] *= alpha[mt][1];
+            o[mt][nt][3] *= alpha[mt][1];
+          }
+        }
+      }
+
+      // ---- O += P V ----------------------------------------------------------------------------------------------
+      const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch + bv_col4]);
+      const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch]);
+      if constexpr (C::kWN == 1) {
+        // P stays in registers: the accumulator layout of two adjacent n-tiles is the A layout of one k-step.
+#pragma unroll
+        for (int kk = 0; kk < C::kBNC / 16; ++kk) {
+          u32 a[kMT][4];
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) {
+            a[mt][0] = pack_half2<kF16>(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+            a[mt][1] = pack_half2<kF16>(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+            a[mt][2] = pack_half2<kF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+            a[mt][3] = pack_half2<kF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+          }
+#pragma unroll
+          for (int cp = 0; cp < kNTO / 2; ++cp) {
+            u32 b0, b1, b2, b3;
+            ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) {
+              mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+              mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+            }
+          }
+          if constexpr (kNTO % 2 == 1) {
+            u32 b0, b1;
+            ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+          }
+        }
+      } else {
+        // Key-split warps: each writes its P columns, then every warp multiplies the whole P row block by its channels.
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < kNTS; ++nt) {
+            const int col = warp_key + nt * 8 + 2 * t4;
+            *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g][col]) = pack_half2<kF16>(s[mt][nt][0], s[mt][nt][1]);
+            *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g + 8][col]) =
+                pack_half2<kF16>(s[mt][nt][2], s[mt][nt][3]);
+          }
+        }
+        __syncthreads();  // every warp's probabilities are in smem before any warp multiplies the full row by V
+        const u32 p_addr = smem_u32(&sm.p[warp_row + a_row][a_col]);
+#pragma unroll
+        for (int kk = 0; kk < C::kBNC / 16; ++kk) {
+          u32 a[kMT][4];
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt)
+            ldsm_x4(p_addr + (mt * 16 * C::kLdP + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+          for (int cp = 0; cp < kNTO / 2; ++cp) {
+            u32 b0, b1, b2, b3;
+            ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) {
+              mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+              mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+            }
+          }
+          if constexpr (kNTO % 2 == 1) {
+            u32 b0, b1;
+            ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+          }
+        }
+      }
+    }
+
+    if (fetch_ahead) store_tile_offsets(sm, slot, tile + kS, fetched, pr, kvh);
+    __syncthreads();  // every warp is done with ring slot j (K, V, P, row maxima) before it is refilled; offsets seen
+  }
+  cp_async_wait<0>();  // nothing may still land in shared memory after the CTA retires (empty groups, or no tiles)
+
+  // ================================================ epilogue ========================================================
+  float l_row[kMT][2];
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int hf = 0; hf < 2; ++hf) {
+      float l = l_run[mt][hf];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      l_row[mt][hf] = l;
+    }
+  }
+  if constexpr (C::kWN > 1) {
+    if (t4 == 0) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        sm.red_sum[wn][warp_row + mt * 16 + g] = l_row[mt][0];
+        sm.red_sum[wn][warp_row + mt * 16 + g + 8] = l_row[mt][1];
+      }
+    }
+    __syncthreads();  // every key-split warp's partial row sum is visible before the full sum is formed
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+      l_row[mt][0] = l_row[mt][1] = 0.0f;
+#pragma unroll
+      for (int w = 0; w < C::kWN; ++w) {
+        l_row[mt][0] += sm.red_sum[w][warp_row + mt * 16 + g];
+        l_row[mt][1] += sm.red_sum[w][warp_row + mt * 16 + g + 8];
+      }
+    }
+  }
+
+  const bool pair_ok =
+      aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
+                 pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
+  float* lse_part = num_splits > 1 ? lse_part_ptr(args.workspace) : nullptr;
+  float* o_part = num_splits > 1 ? o_part_ptr(args.workspace, num_splits, pr) : nullptr;
+  const int dv = pr.head_dim_v, hq = pr.num_heads_q;
+
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int hf = 0; hf < 2; ++hf) {
+      const int R = row0 + warp_row + mt * 16 + hf * 8 + g;
+      if (R >= rows) continue;
+      const int tok = R / group;
+      const int head = kvh * group + (R - tok * group);
+      const i64 qrow = q_start + tok;
+      const float l = l_row[mt][hf];
+      const float m_post = (m_run[mt][hf] == neg_inf()) ? neg_inf() : m_run[mt][hf] * exp_mult;
+      float factor, lse2;  // output multiplier and log2-sum-exp of the row
+      if (num_splits > 1) {
+        factor = l > 0.0f ? v_scale * fast_rcp(l) : 0.0f;
+        lse2 = l > 0.0f ? m_post + fast_log2(l) : neg_inf();
+      } else {
+        float big = m_post, sum = l, o_mult = 1.0f;
+        if (pr.has_sinks) {
+          const float sink2 = pr.sinks[head] * kLog2e;
+          big = fmaxf(m_post, sink2);
+          o_mult = fast_exp2(m_post - big);
+          sum = l * o_mult + fast_exp2(sink2 - big);
+        }
+        factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
+        lse2 = sum > 0.0f ? big + fast_log2(sum) : neg_inf();
+      }
+      if (num_splits > 1) {
+        float* dst = o_part + ((static_cast<i64>(split) * pr.total_q + qrow) * hq + head) * dv;
+#pragma unroll
+        for (int nt = 0; nt < kNTO; ++nt) {
+          const int c = warp_ch + nt * 8 + 2 * t4;
+          if (c < dv) {
+            *reinterpret_cast<float2*>(dst + c) =
+                make_float2(o[mt][nt][2 * hf] * factor, o[mt][nt][2 * hf + 1] * factor);
+          }
+        }
+        if (wn == 0 && t4 == 0) lse_part[(static_cast<i64>(split) * pr.total_q + qrow) * hq + head] = lse2;
+      } else {
+        const i64 base = qrow * pr.o_row_stride + static_cast<i64>(head) * pr.o_head_stride;
+#pragma unroll
+        for (int nt = 0; nt < kNTO; ++nt) {
+          const int c = warp_ch + nt * 8 + 2 * t4;
+          if (c < dv) {
+            store_out_pair(pr.o, base + c, o[mt][nt][2 * hf] * factor, o[mt][nt][2 * hf + 1] * factor, pr.dtype_o,
+                           pair_ok);
+          }
+        }
+        if (pr.return_lse && wn == 0 && t4 == 0) {
+          pr.lse[static_cast<i64>(head) * pr.lse_head_stride + qrow] = lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
+        }
+      }
+    }
+  }
+}
+
+// =====================================================================================================================
+// Split combine: one warp per (query token, head); O = sum_s 2^(lse_s - M) O_s / (sum_s 2^(lse_s - M) + sink term).
+// =====================================================================================================================
+__device__ __forceinline__ void combine_splits(const Args& args) {
+  const AttentionProblem& pr = args.problem;
+  __shared__ float weight[kWarps][kMaxSplits];  // per warp: 2^(lse_s - M) of every split
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const i64 idx = static_cast<i64>(blockIdx.x) * kWarps + warp;
+  const int hq = pr.num_heads_q, dv = pr.head_dim_v;
+  if (idx >= static_cast<i64>(pr.total_q) * hq) return;  // warp-uniform; this kernel has no block barrier
+  const int splits = *static_cast<const int*>(args.workspace);
+  const i64 qrow = idx / hq;
+  const int head = static_cast<int>(idx - qrow * hq);
+  const float* lse_part = lse_part_ptr(args.workspace);
+  const float* o_part = o_part_ptr(args.workspace, splits, pr);
+
+  float big = neg_inf();
+  for (int s = lane; s < splits; s += 32)
+    big = fmaxf(big, lse_part[(static_cast<i64>(s) * pr.total_q + qrow) * hq + head]);
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) big = fmaxf(big, __shfl_xor_sync(0xffffffffu, big, off));
+  float sink2 = neg_inf();
+  if (pr.has_sinks) {
+    sink2 = pr.sinks[head] * kLog2e;
+    big = fmaxf(big, sink2);
+  }
+  float sum = 0.0f;
+  for (int s = lane; s < splits; s += 32) {
+    const float w =
+        big == neg_inf() ? 0.0f : fast_exp2(lse_part[(static_cast<i64>(s) * pr.total_q + qrow) * hq + head] - big);
+    weight[warp][s] = w;
+    sum += w;
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  if (pr.has_sinks && big != neg_inf()) sum += fast_exp2(sink2 - big);
+  __syncwarp();  // every lane's split weights are in smem before any lane reads all of them
+  const float inv = sum > 0.0f ? fast_rcp(sum) : 0.0f;
+
+  const bool pair_ok =
+      aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
+                 pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
+  const i64 out_base = qrow * pr.o_row_stride + static_cast<i64>(head) * pr.o_head_stride;
+  for (int c = 2 * lane; c < dv; c += 64) {
+    float a0 = 0.0f, a1 = 0.0f;
+    for (int s = 0; s < splits; ++s) {
+      const float w = weight[warp][s];
+      if (w != 0.0f) {
+        const float2 v =
+            *reinterpret_cast<const float2*>(o_part + ((static_cast<i64>(s) * pr.total_q + qrow) * hq + head) * dv + c);
+        a0 += w * v.x;
+        a1 += w * v.y;
+      }
+    }
+    store_out_pair(pr.o, out_base + c, a0 * inv, a1 * inv, pr.dtype_o, pair_ok);
+  }
+  if (pr.return_lse && lane == 0) {
+    pr.lse[static_cast<i64>(head) * pr.lse_head_stride + qrow] = sum > 0.0f ? (big + fast_log2(sum)) * kLn2 : neg_inf();
+  }
+}
+
+// =====================================================================================================================
+// Stage (a) main loop: warp-specialised Hopper attention for dense 16-bit prefill (namespace ws).
+// One CTA = 128 query rows of one (sequence, query head). Warpgroup 0 produces (TMA into a K/V ring guarded by
+// mbarriers), warpgroups 1 and 2 consume 64 rows each: S = Q K^T (wgmma, both operands in shared memory), online
+// softmax in registers, O += P V (wgmma with P in registers as the A operand, V read MN-major). Key tiles are
+// visited from the last one down, so only the first few (diagonal / sk edge) need a mask.
+// =====================================================================================================================
+namespace ws {
+
+constexpr int kConsumerWGs = 2;
+constexpr int kWGThreads = 128;
+constexpr int kThreads = kWGThreads * (1 + kConsumerWGs);  // 384: producer warpgroup + two consumer warpgroups
+constexpr int kRowsPerWG = 64;                             // wgmma M
+constexpr int kBM = kRowsPerWG * kConsumerWGs;             // query rows per CTA
+constexpr int kProducerRegs = 24;   // the TMA warp's warpgroup (16-bit kernels)
+constexpr int kConverterRegs = 32;  // the same warpgroup when three of its warps widen fp8 (fp8 kernels)
+constexpr int kConsumerRegs = 240;
+constexpr int kConsumerRegsFp8 = 232;  // what the converters' 8 extra registers leave the consumers (see Config)
+constexpr int kLaunchRegs = 168;       // per thread at launch: 65536 / 384 rounded down to a multiple of 8
+constexpr int kConverterThreads = 96;  // fp8: warps 1-3 of the producer warpgroup widen the TMA'd bytes into the slabs
+constexpr int kConsumerWarps = kConsumerWGs * kWGThreads / 32;  // arrivals that release a ring slot
+constexpr int kSwizzleCols = 64;                                // 16-bit elements in one 128-byte swizzle row
+constexpr int kSwizzleAtomBytes = 1024;                         // 8 rows x 128 B: the 128B-swizzle repeat
+static_assert(kLaunchRegs * kThreads <= 65536 && kLaunchRegs % 8 == 0, "the launch register count of 384 threads");
+static_assert(kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0 && kProducerRegs >= 24 && kConsumerRegs <= 256,
+              "setmaxnreg counts are multiples of 8 in [24, 256]");
+static_assert(65536 / kThreads >= 168, "the launch register count (<= 65536 / 384) must cover the producer's dec");
+
+// Debug switch for the first GPU run: O += P V as one m64n{d}k16 wgmma per k-step (LBO walks the 64-column
+// halves of V) or as d/64 m64n64k16 wgmmas (no LBO). Both are compiled the same way; flip if d > 64 fails.
+constexpr bool kPvPerHalf = false;
+
+// Ping-pong (FlashAttention-3 paper, section 3.1): the two consumer warpgroups take turns issuing their wgmmas, so one
+// warpgroup's softmax runs while the other's GEMMs hold the tensor cores. Named barrier kTurnBarrier + wg means "wg
+// may issue": each issue is bracketed by a sync on the warpgroup's own barrier and an arrive on the other's.
+constexpr bool kPingPong = true;
+constexpr u32 kTurnBarrier = 1;  // ids 1 and 2 (0 is __syncthreads)
+
+// kD_: Q/K head dim. kDV_: V/O head dim. kBN_: keys per tile (the S wgmma N). kStages_: K/V ring depth. kF16_: fp16
+// (else bf16). kCap_: the kernel applies a softcap when the problem has one (else the plan declines softcapped
+// problems for it): the tanh in the d128 loop cost 8-16 bytes of spills (ptxas, 168/240 registers), so only the d256
+// kernels carry it.
+// kFp8_: Q/K/V are e4m3 with descales; TMA brings the raw bytes and three producer-side warps widen them (exactly)
+// into the fp16 slabs the wgmmas read, so the main loop is the fp16 one (kF16_ must be 1).
+template <int kD_, int kDV_, int kBN_, int kStages_, bool kF16_, bool kCap_, bool kFp8_>
+struct Config {
+  static constexpr bool kCap = kCap_;
+  static constexpr bool kFp8 = kFp8_;
+  // fp8 d256 keeps the consumers at 240 (at 232 they spilled 32 bytes) and its converters at 24.
+  static constexpr bool kWideConverters = kFp8_ && kD_ <= 128;
+  static constexpr int kProducerRegs =
+      kWideConverters ? kConverterRegs : ::kseek::plugins::attention_fa3::seed::ws::kProducerRegs;
+  static constexpr int kConsumerRegs =
+      kWideConverters ? kConsumerRegsFp8 : ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegs;
+  // setmaxnreg.inc draws on the registers the CTA's dec released, not on the SM's free registers: the CTA keeps the
+  // 384 x kLaunchRegs it launched with. The first fp8 draft (converters at 32, consumers at 240) asked 1,024 registers
+  // more than the dec released, and its consumers waited in inc forever (H200, 2026-12-02: H12 TIMEOUT).
+  static_assert(kWGThreads * (kLaunchRegs - kProducerRegs) >= kConsumerWGs * kWGThreads * (kConsumerRegs - kLaunchRegs),
+                "setmaxnreg: the consumers' inc must be covered by the producer warpgroup's dec");
+  static constexpr int kD = kD_;
+  static constexpr int kDV = kDV_;
+  static constexpr int kBN = kBN_;
+  static constexpr int kStages = kStages_;
+  static constexpr bool kF16 = kF16_;
+  static constexpr int kHalves = kD_ / kSwizzleCols;    // 64-column slabs of Q and K (one TMA box column each)
+  static constexpr int kHalvesV = kDV_ / kSwizzleCols;  // 64-column slabs of V
+  static constexpr int kSRegs = kBN_ / 2;               // f32 S accumulator registers per thread (m64 x kBN)
+  static constexpr int kORegs = kDV_ / 2;               // f32 O accumulator registers per thread (m64 x dv)
+  static constexpr int kPSteps = kBN_ / 16;             // k16 steps of P V (each holds 4 packed registers of P)
+  static constexpr u32 kQBytes = kBM * kD_ * 2;         // one Q tile, every byte counted by complete_tx
+  static constexpr u32 kKBytes = kBN_ * kD_ * 2;        // one K tile
+  static constexpr u32 kVBytes = kBN_ * kDV_ * 2;       // one V tile
+  static_assert(kD_ % kSwizzleCols == 0 && kD_ <= 256, "Q/K in whole 64-column slabs");
+  static_assert(kDV_ == 64 || kDV_ == 128 || kDV_ == 256, "wgmma N for P V is dv: the wrappers cover 64, 128, 256");
+  static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
+  static_assert(kBN_ % 8 == 0 && kBN_ <= 256, "a TMA box is at most 256 rows; 8-row swizzle atoms");
+  static_assert(kStages_ >= 2, "one tile lands while another is consumed");
+  static_assert(!kFp8_ || kF16_, "fp8 widens exactly to fp16");
+  static_assert(!kFp8_ || (kD_ % 16 == 0 && kDV_ % 16 == 0), "fp8 rows widen 16 bytes at a time");
+};
+
+// One CTA's shared memory. Every operand slab is [rows][64] 16-bit elements written by TMA with 128B swizzle
+// (16-byte chunk c of row r lands at chunk c ^ (r % 8)), so each slab starts on a 1024-byte swizzle atom.
+template <class C>
+struct alignas(1024) Smem {
+  alignas(1024) u16 q[C::kHalves][kBM][kSwizzleCols];                 // [d/64, BM rows, 64] Q of one head
+  alignas(1024) u16 k[C::kStages][C::kHalves][C::kBN][kSwizzleCols];  // [stages, d/64, BN keys, 64] K ring
+  alignas(1024) u16 v[C::kStages][C::kHalvesV][C::kBN][kSwizzleCols];  // [stages, dv/64, BN keys, 64] V ring
+  alignas(8) u64 full_q;                // Q landed (tx-count barrier, one producer arrival)
+  alignas(8) u64 full_k[C::kStages];    // K tile of a slot landed
+  alignas(8) u64 full_v[C::kStages];    // V tile of a slot landed
+  alignas(8) u64 empty_k[C::kStages];   // every consumer warp's S wgmma finished reading a slot's K
+  alignas(8) u64 empty_v[C::kStages];   // every consumer warp's P V wgmma finished reading a slot's V
+  // fp8 only (one row otherwise): the raw K/V bytes TMA writes, row-major and unswizzled, one tile deep; the converter
+  // threads widen them into k / v above (and Q straight from global memory into q: no room for a raw Q at d256).
+  alignas(128) u8 k_raw[C::kFp8 ? C::kBN : 1][C::kD];
+  alignas(128) u8 v_raw[C::kFp8 ? C::kBN : 1][C::kDV];
+  alignas(8) u64 raw_k_full, raw_v_full;    // TMA landed raw bytes (tx-count, one producer arrival)
+  alignas(8) u64 raw_k_empty, raw_v_empty;  // every converter thread has read a raw tile
+};
+
+// ---------------------------------------------------------------------------------------------------------------------
+// PTX wrappers (Hopper). Sections by title and anchor of docs.nvidia.com/cuda/parallel-thread-execution/.
+// ---------------------------------------------------------------------------------------------------------------------
+
+// PTX ISA: mbarrier.init (#parallel-synchronization-and-communication-instructions-mbarrier-init).
+__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// PTX ISA: fence.proxy.async (#parallel-synchronization-and-communication-instructions-membar): the initialised
+// barriers become visible to the async proxy (TMA complete_tx) before any copy is issued.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// PTX ISA: mbarrier.arrive with .expect_tx (#parallel-synchronization-and-communication-instructions-mbarrier-arrive):
+// one arrival, and the phase also waits for `bytes` of complete_tx.
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// PTX ISA: mbarrier.arrive (#parallel-synchronization-and-communication-instructions-mbarrier-arrive).
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// PTX ISA: mbarrier.try_wait.parity (#parallel-synchronization-and-communication-instructions-mbarrier-test-wait):
+// returns once the phase with parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+// PTX ISA: prefetch.tensormap (#data-movement-and-conversion-instructions-prefetch-prefetchu).
+__device__ __forceinline__ void prefetch_tensor_map(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map)) : "memory");
+}
+// PTX ISA: cp.async.bulk.tensor (#data-movement-and-conversion-instructions-cp-async-bulk-tensor), tile mode,
+// completion through the mbarrier's tx-count. Coordinates innermost first, in elements; out-of-bounds elements are
+// zero-filled (and, to be checked on the GPU, still counted in the transaction bytes).
+__device__ __forceinline__ void tma_load_3d(u32 dst, const void* map, u32 bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_4d(u32 dst, const void* map, u32 bar, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// PTX ISA: setmaxnreg (#miscellaneous-instructions-setmaxnreg): warpgroup-wide register reallocation; needs
+// __launch_bounds__(threads, 1) and no relocatable device code, or ptxas ignores it (C7508 / C7504).
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+// PTX ISA: bar.sync / bar.arrive (#parallel-synchronization-and-communication-instructions-bar-barrier): named
+// barrier `id` completes once `count` threads arrived; bar.arrive counts without waiting. Id 0 is __syncthreads.
+__device__ __forceinline__ void named_bar_sync(u32 id, u32 count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(u32 id, u32 count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// PTX ISA: fence.proxy.async (#parallel-synchronization-and-communication-instructions-membar): this thread's
+// generic-proxy shared-memory writes become visible to the async proxy (the wgmmas that read the widened fp8 slabs).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// PTX ISA: wgmma.fence (#asynchronous-warpgroup-level-matrix-instructions-wgmma-fence): orders this warpgroup's
+// register writes (O rescale, P packing) before the wgmma that reads them.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+// PTX ISA: wgmma.commit_group (#asynchronous-warpgroup-level-matrix-instructions-wgmma-commit-group).
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// PTX ISA: wgmma.wait_group (#asynchronous-warpgroup-level-matrix-instructions-wgmma-wait-group): at most kPending
+// of this warpgroup's committed groups are still in flight afterwards (groups retire in order).
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// The compiler sees a wgmma's registers as written at issue; this empty asm re-defines them after the matching
+// wait, so no read of an accumulator is hoisted above the wait and no A-operand register is reused while in flight
+// (the CUTLASS warpgroup_fence_operand idea, written here for plain arrays).
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int kN>
+__device__ __forceinline__ void fence_regs(u32 (&r)[kN][4]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+// PTX ISA: matrix descriptor (#asynchronous-warpgroup-level-matrix-shared-memory-layout-matrix-descriptor):
+// bits 0-13 start address >> 4, 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4,
+// 49-51 base offset (0: every slab starts on a 1024-byte atom), 62-63 swizzle (1 = 128B).
+// K-major, 128B swizzle (Q, K): SBO = 1024 (next 8 rows); LBO unused (the k16 step stays inside one 128-byte row),
+// encoded as 1. MN-major, 128B swizzle (V read as B with imm-trans-b = 1): SBO = 1024 (next 8 keys, i.e. k rows),
+// LBO = bytes from one 64-column slab of N to the next.
+__device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_bytes) {
+  u64 d = 0;
+  d |= static_cast<u64>((smem_addr >> 4) & 0x3fffu);
+  d |= static_cast<u64>((lbo_bytes >> 4) & 0x3fffu) << 16;
+  d |= static_cast<u64>((sbo_bytes >> 4) & 0x3fffu) << 32;
+  d |= static_cast<u64>(1) << 62;
+  return d;
+}
+
+// m64n64k16, f32 accumulator: 32 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+// m64n128k16, f32 accumulator: 64 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+// m64n256k16, f32 accumulator: 128 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define KSEEK_WG_F8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+    "+f"(d[i + 6]), "+f"(d[i + 7])
+#define KSEEK_WG_F32(d, i) KSEEK_WG_F8(d, i), KSEEK_WG_F8(d, i + 8), KSEEK_WG_F8(d, i + 16), KSEEK_WG_F8(d, i + 24)
+#define KSEEK_WG_OPS64(d) KSEEK_WG_F32(d, 0)
+#define KSEEK_WG_OPS128(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32)
+#define KSEEK_WG_OPS256(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32), KSEEK_WG_F32(d, 64), KSEEK_WG_F32(d, 96)
+#define KSEEK_WG_SS64(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
+#define KSEEK_WG_RS64(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_SS128(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+#define KSEEK_WG_RS128(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_SS256(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+#define KSEEK_WG_RS256(TYPES) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
+
+// PTX ISA: wgmma.mma_async (#asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async), both operands from
+// shared-memory descriptors, K-major (imm-trans-a = imm-trans-b = 0): d (+)= A[64 x 16] B[16 x N]. accumulate == 0
+// ignores d's old value (scale-d false), so no zeroing of an accumulator is ever needed.
+template <int kN, bool kF16>
+__device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], u64 desc_a, u64 desc_b, u32 accumulate) {
+  if constexpr (kN == 64) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS64("f16.f16") : KSEEK_WG_OPS64(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS64("bf16.bf16") : KSEEK_WG_OPS64(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 128) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS128("f16.f16") : KSEEK_WG_OPS128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS128("bf16.bf16") : KSEEK_WG_OPS128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  } else {
+    static_assert(kN == 256, "wgmma_ss covers N = 64, 128, 256");
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS256("f16.f16") : KSEEK_WG_OPS256(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS256("bf16.bf16") : KSEEK_WG_OPS256(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  }
+}
+
+// PTX ISA: wgmma.mma_async, A from registers (#asynchronous-warpgroup-level-matrix-register-fragment-wgmma-64n16:
+// a0 = (row g, k 2t..2t+1), a1 = (g + 8, 2t..), a2 = (g, 2t + 8..), a3 = (g + 8, 2t + 8..) within the warp's 16
+// rows), B from a descriptor read MN-major (imm-trans-b = 1): d += A[64 x 16] B[16 x N].
+template <int kN, bool kF16>
+__device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const u32 (&a)[4], u64 desc_b, u32 accumulate) {
+  if constexpr (kN == 64) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS64("f16.f16")
+                   : KSEEK_WG_OPS64(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS64("bf16.bf16")
+                   : KSEEK_WG_OPS64(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 128) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS128("f16.f16")
+                   : KSEEK_WG_OPS128(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS128("bf16.bf16")
+                   : KSEEK_WG_OPS128(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  } else {
+    static_assert(kN == 256, "wgmma_rs covers N = 64, 128, 256");
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS256("f16.f16")
+                   : KSEEK_WG_OPS256(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS256("bf16.bf16")
+                   : KSEEK_WG_OPS256(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Geometry shared by the producer and the consumers (both must agree on every tile count).
+// ---------------------------------------------------------------------------------------------------------------------
+struct Work {
+  int b, h, kvh;     // sequence, query head, its kv head (h / group)
+  int q_start, sq;   // first row of the sequence in Q/O, and its query count
+  int sk, k_start;   // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
+  int row0;          // first query row (within the sequence) of this CTA
+  int shift;         // sk - sq: bottom-right causal alignment
+  int wl, wr;        // window edges as problem.h states them (-1: none); wr is 0 under causal
+  int t_first;       // first key tile this CTA visits (window: the tile of the first row's first key)
+  int n_tiles;       // key tiles this CTA visits: t_first .. t_first + n_tiles - 1, processed from the last one down
+  // Key tile of visit t (0 = the first visited, the last tile).
+  __device__ __forceinline__ int tile_of(int t) const { return t_first + n_tiles - 1 - t; }
+};
+
+// First key row i may see, and one past the last (problem.h's mask: bottom-right aligned window, causal = window
+// right edge 0); both clamped to [0, sk]. Both are non-decreasing in i, which the tile bounds below rely on.
+__device__ __forceinline__ int row_key_begin(int i, const Work& w) { return visible_lo(i, w.shift, w.wl); }
+__device__ __forceinline__ int row_key_end(int i, const Work& w) { return visible_hi(i, w.shift, w.wr, w.sk); }
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Producer: one warp. Lane 0 arms each barrier with the bytes of its tile; the lanes then issue the boxes (paged: one
+// lane per page slice of the tile, each looking up its own block_table entry).
+// ---------------------------------------------------------------------------------------------------------------------
+template <class C, int kSlabs>
+__device__ __forceinline__ void load_kv_tile(u16 (&dst)[kSlabs][C::kBN][kSwizzleCols], const void* map, u32 full,
+                                             u32 empty, int t, int round, const Work& w, bool paged, int row,
+                                             int boxes, int rpb, int in_page, int page) {
+  constexpr u32 kBytes = static_cast<u32>(kSlabs) * C::kBN * kSwizzleCols * 2;
+  const int lane = threadIdx.x & 31;
+  // WAR on the ring slot: every consumer warp has finished reading round - 1 of this slot before TMA overwrites it
+  // (their releases completed phase round - 1 of `empty`).
+  if (t >= C::kStages) mbar_wait(empty, static_cast<u32>((round - 1) & 1));
+  if (lane == 0) mbar_arrive_expect_tx(full, kBytes);
+  __syncwarp();  // the barrier is armed (arrival + expected bytes) before any lane's box can complete on it
+  if (paged) {  // one lane per page slice of the tile
+    if (lane < boxes) {
+#pragma unroll
+      for (int hf = 0; hf < kSlabs; ++hf) {
+        tma_load_4d(smem_u32(&dst[hf][lane * rpb][0]), map, full, hf * kSwizzleCols, w.kvh, in_page, page);
+      }
+    }
+  } else if (lane == 0) {
+#pragma unroll
+    for (int hf = 0; hf < kSlabs; ++hf) {
+      tma_load_3d(smem_u32(&dst[hf][0][0]), map, full, hf * kSwizzleCols, w.kvh, row);
+    }
+  }
+}
+
+// fp8: TMA brings the raw rows of one K or V tile (box {d, 1, rows}, no swizzle) into the one-deep raw buffer once the
+// converter warps have read the previous tile out of it.
+template <class C, int kCols>
+__device__ __forceinline__ void load_raw_tile(u8 (&dst)[C::kBN][kCols], const void* map, u32 full, u32 empty, int t,
+                                              const Work& w, bool paged, int row, int boxes, int rpb, int in_page,
+                                              int page) {
+  const int lane = threadIdx.x & 31;
+  if (t >= 1) mbar_wait(empty, static_cast<u32>((t - 1) & 1));  // WAR: the converters read tile t - 1 out of it
+  if (lane == 0) mbar_arrive_expect_tx(full, static_cast<u32>(C::kBN * kCols));
+  __syncwarp();
+  if (paged) {
+    if (lane < boxes) tma_load_4d(smem_u32(&dst[lane * rpb][0]), map, full, 0, w.kvh, in_page, page);
+  } else if (lane == 0) {
+    tma_load_3d(smem_u32(&dst[0][0]), map, full, 0, w.kvh, row);
+  }
+}
+
+// fp8: 16 e4m3 bytes of row r (16-column unit u of the raw row) -> 16 fp16 in the 128B-swizzled slab layout the TMA of
+// the 16-bit kernels writes (16-byte chunk c of a slab row r lands at chunk c ^ (r % 8)). e4m3 -> fp16 is exact.
+template <int kRows, int kCols, int kSlabs>
+__device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&slabs)[kSlabs][kRows][kSwizzleCols],
+                                           int ct) {
+  constexpr int kUnitsPerRow = kCols / 16;
+#pragma unroll 1
+  for (int idx = ct; idx < kRows * kUnitsPerRow; idx += kConverterThreads) {
+    const int r = idx / kUnitsPerRow, u = idx - r * kUnitsPerRow;
+    const uint4 bytes = *reinterpret_cast<const uint4*>(&raw[r][16 * u]);
+    const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;  // the first of two chunks
+    u8* dst_row = reinterpret_cast<u8*>(&slabs[slab][r][0]);
+    *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
+    *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
+  }
+}
+
+// fp8: the CTA's kBM query rows of head w.h, 16 bytes per load, widened into the q slabs; rows past the sequence are
+// zeros (never stored). A Q base that is not 16-byte aligned takes byte loads.
+template <class C>
+__device__ __forceinline__ void widen_q(Smem<C>& sm, const AttentionProblem& pr, const Work& w, int ct) {
+  constexpr int kUnitsPerRow = C::kD / 16;
+  const u8* q = static_cast<const u8*>(pr.q);
+  const bool vec = (reinterpret_cast<unsigned long long>(q) & 15ull) == 0;
+#pragma unroll 1
+  for (int idx = ct; idx < kBM * kUnitsPerRow; idx += kConverterThreads) {
+    const int r = idx / kUnitsPerRow, u = idx - r * kUnitsPerRow;
+    const int tok = w.row0 + r;
+    uint4 bytes = make_uint4(0u, 0u, 0u, 0u);
+    if (tok < w.sq) {
+      const u8* src = q + static_cast<i64>(w.q_start + tok) * pr.q_row_stride + static_cast<i64>(w.h) * pr.q_head_stride +
+                      16 * u;
+      if (vec) {
+        bytes = *reinterpret_cast<const uint4*>(src);
+      } else {
+        u32 word[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          word[j] = u32(src[4 * j]) | (u32(src[4 * j + 1]) << 8) | (u32(src[4 * j + 2]) << 16) | (u32(src[4 * j + 3]) << 24);
+        bytes = make_uint4(word[0], word[1], word[2], word[3]);
+      }
+    }
+    const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;
+    u8* dst_row = reinterpret_cast<u8*>(&sm.q[slab][r][0]);
+    *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
+    *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
+  }
+}
+
+// fp8: the converter threads (warps 1-3 of the producer warpgroup). Per tile: wait for the raw bytes and for the slab
+// to be free, widen, make this thread's writes visible to the async proxy (the wgmmas), then release the raw buffer
+// and publish the slab on the same full barriers the 16-bit kernels' TMA completes: every converter thread arrives
+// (kConverterThreads arrivals instead of a tx count), so no thread's writes rely on another thread's release.
+template <class C>
+__device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr, const Work& w) {
+  const int ct = threadIdx.x - 32;  // 0 .. kConverterThreads - 1
+  widen_q(sm, pr, w, ct);
+  fence_proxy_async();
+  mbar_arrive(smem_u32(&sm.full_q));
+  for (int t = 0; t < w.n_tiles; ++t) {
+    const int stage = t % C::kStages, round = t / C::kStages;
+    mbar_wait(smem_u32(&sm.raw_k_full), static_cast<u32>(t & 1));
+    if (t >= C::kStages) mbar_wait(smem_u32(&sm.empty_k[stage]), static_cast<u32>((round - 1) & 1));
+    widen_tile(sm.k_raw, sm.k[stage], ct);
+    fence_proxy_async();
+    mbar_arrive(smem_u32(&sm.raw_k_empty));
+    mbar_arrive(smem_u32(&sm.full_k[stage]));
+    mbar_wait(smem_u32(&sm.raw_v_full), static_cast<u32>(t & 1));
+    if (t >= C::kStages) mbar_wait(smem_u32(&sm.empty_v[stage]), static_cast<u32>((round - 1) & 1));
+    widen_tile(sm.v_raw, sm.v[stage], ct);
+    fence_proxy_async();
+    mbar_arrive(smem_u32(&sm.raw_v_empty));
+    mbar_arrive(smem_u32(&sm.full_v[stage]));
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Work& w) {
+  const AttentionProblem& pr = args.problem;
+  const int lane = threadIdx.x & 31;
+  const void* map_q = &args.tensor_maps[0];  // Q [d, hq, total_q], box {64, 1, BM}
+  const void* map_k = &args.tensor_maps[1];  // K [d, hkv, total_k] box {64, 1, BN}, or [d, hkv, bs, nb] box {64, 1, rpb, 1}
+  const void* map_v = &args.tensor_maps[2];  // V, as K
+  if (lane == 0) {
+    prefetch_tensor_map(map_q);
+    prefetch_tensor_map(map_k);
+    prefetch_tensor_map(map_v);
+    if constexpr (!C::kFp8) {  // fp8: the converter threads widen Q from global memory
+      mbar_arrive_expect_tx(smem_u32(&sm.full_q), C::kQBytes);
+#pragma unroll
+      for (int hf = 0; hf < C::kHalves; ++hf) {
+        tma_load_3d(smem_u32(&sm.q[hf][0][0]), map_q, smem_u32(&sm.full_q), hf * kSwizzleCols, w.h,
+                    w.q_start + w.row0);
+      }
+    }
+  }
+  // Paged: rows per box (a page, or a tile-sized slice of a larger page) and boxes per tile; the plan asked for
+  // exactly this box. The last box that holds a key of the sequence bounds every lookup: slices past sk reload that
+  // box (finite data, masked to -inf / zero weight) instead of reading block_table past the sequence's row.
+  const int rpb = pr.paged ? (pr.block_size < C::kBN ? pr.block_size : C::kBN) : C::kBN;
+  const int boxes = C::kBN / rpb;
+  const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
+  const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
+
+  for (int t = 0; t < w.n_tiles; ++t) {
+    const int stage = t % C::kStages;
+    const int round = t / C::kStages;
+    const int n = w.tile_of(t);
+    int page = 0, in_page = 0;
+    if (pr.paged && lane < boxes) {
+      int key = n * C::kBN + lane * rpb;
+      key = key < last_box_key ? key : last_box_key;
+      const int col = key / pr.block_size;
+      in_page = key - col * pr.block_size;
+      page = table_row[col];
+    }
+    // K and V of a slot are released apart: K when the S wgmma that read it retired (mid-iteration), V when its P V
+    // did (end of the next iteration). One joint release made every K load wait for the P V of two tiles back, which
+    // left the consumers waiting on K at the top of each iteration with a 2-deep ring.
+    const int row = w.k_start + n * C::kBN;
+    if constexpr (C::kFp8) {
+      load_raw_tile<C>(sm.k_raw, map_k, smem_u32(&sm.raw_k_full), smem_u32(&sm.raw_k_empty), t, w, pr.paged, row,
+                       boxes, rpb, in_page, page);
+      load_raw_tile<C>(sm.v_raw, map_v, smem_u32(&sm.raw_v_full), smem_u32(&sm.raw_v_empty), t, w, pr.paged, row,
+                       boxes, rpb, in_page, page);
+      continue;
+    }
+    load_kv_tile<C>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]), smem_u32(&sm.empty_k[stage]), t, round, w, pr.paged,
+                    row, boxes, rpb, in_page, page);
+    load_kv_tile<C>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]), smem_u32(&sm.empty_v[stage]), t, round, w, pr.paged,
+                    row, boxes, rpb, in_page, page);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Consumer pieces. Fragment layout of an m64nN f32 accumulator (PTX ISA #wgmma-64n16-d): warp q of the warpgroup owns
+// rows 16q..16q+15; register 4i + 2hf + e holds row 16q + g + 8hf, column 8i + 2t + e (g = lane / 4, t = lane % 4).
+// ---------------------------------------------------------------------------------------------------------------------
+
+// S = Q K^T over d in k16 steps: step kk reads 32 bytes into 64-column slab kk / 4 of Q and of K.
+template <class C>
+__device__ __forceinline__ void issue_qk(float (&s)[C::kSRegs], const Smem<C>& sm, int stage, int wgc) {
+#pragma unroll
+  for (int kk = 0; kk < C::kD / 16; ++kk) {
+    const int slab = kk / 4, within = (kk % 4) * 32;
+    const u64 da = make_desc(smem_u32(&sm.q[slab][wgc * kRowsPerWG][0]) + within, 16, kSwizzleAtomBytes);
+    const u64 db = make_desc(smem_u32(&sm.k[stage][slab][0][0]) + within, 16, kSwizzleAtomBytes);
+    wgmma_ss<C::kBN, C::kF16>(s, da, db, kk > 0 ? 1u : 0u);
+  }
+}
+
+// O += P V over the tile's keys in k16 steps: step kk starts 16 key rows (2048 bytes) into V's slabs.
+template <class C>
+__device__ __forceinline__ void issue_pv(float (&o)[C::kORegs], const u32 (&p)[C::kPSteps][4], const Smem<C>& sm,
+                                         int stage) {
+  constexpr u32 kSlabBytes = C::kBN * kSwizzleCols * 2;  // LBO: from columns 64j.. to 64(j+1).. of V
+#pragma unroll
+  for (int kk = 0; kk < C::kPSteps; ++kk) {
+    if constexpr (kPvPerHalf) {
+#pragma unroll
+      for (int hf = 0; hf < C::kHalvesV; ++hf) {
+        const u64 db = make_desc(smem_u32(&sm.v[stage][hf][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
+        wgmma_rs<kSwizzleCols, C::kF16>(*reinterpret_cast<float(*)[kSwizzleCols / 2]>(&o[hf * (kSwizzleCols / 2)]),
+                                        p[kk], db, 1u);
+      }
+    } else {
+      const u64 db = make_desc(smem_u32(&sm.v[stage][0][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
+      wgmma_rs<C::kDV, C::kF16>(o, p[kk], db, 1u);
+    }
+  }
+}
+
+// Masks S (keys outside each row's [begin, end) become -inf) for a tile that crosses some row's edge.
+template <class C>
+__device__ __forceinline__ void mask_tile(float (&s)[C::kSRegs], int n, int tok0, const Work& w) {
+  const int t4 = threadIdx.x & 3;
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    const int begin = row_key_begin(tok0 + 8 * hf, w), end = row_key_end(tok0 + 8 * hf, w);
+#pragma unroll
+    for (int i = 0; i < C::kBN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int key = n * C::kBN + 8 * i + 2 * t4 + e;
+        if (key < begin || key >= end) s[4 * i + 2 * hf + e] = neg_inf();
+      }
+  }
+}
+
+// Softcap (problem.h: logit = cap * tanh(scale * s / cap)): s becomes tanh(s * cap_in); exp_mult (cap * log2 e)
+// then maps it to base-2 logits, as scale * log2 e does without a cap.
+template <class C>
+__device__ __forceinline__ void softcap_tile(float (&s)[C::kSRegs], float cap_in) {
+#pragma unroll
+  for (int i = 0; i < C::kSRegs; ++i) s[i] = tanh_abs_accurate(s[i] * cap_in);
+}
+
+// S of one tile after its wgmma retired: softcap (a CTA-uniform branch), then the edge mask where the tile crosses a
+// row's visible range.
+template <class C>
+__device__ __forceinline__ void shape_scores(float (&s)[C::kSRegs], int n, int tok0, const Work& w, float cap_in,
+                                             int unmasked_from, int unmasked_to) {
+  if constexpr (C::kCap) {
+    if (cap_in != 0.0f) softcap_tile<C>(s, cap_in);
+  }
+  if (n * C::kBN < unmasked_from || n * C::kBN + C::kBN > unmasked_to) mask_tile<C>(s, n, tok0, w);
+}
+
+// Online softmax on one S tile, in place (S becomes P): m and l per row (2 rows per thread, a row spread over a quad),
+// alpha = 2^((m_old - m_new) * exp_mult) returned for the O rescale. p = 2^(s * exp_mult - m * exp_mult); exp_mult
+// maps the units of s (raw dot products, or tanh values under a softcap) to base-2 logits.
+template <class C>
+__device__ __forceinline__ void softmax_tile(float (&s)[C::kSRegs], float (&m_run)[2], float (&l_run)[2],
+                                             float (&alpha)[2], float exp_mult) {
+  const float scale_log2 = exp_mult;
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    float mx = neg_inf();
+#pragma unroll
+    for (int i = 0; i < C::kBN / 8; ++i) mx = fmaxf(mx, fmaxf(s[4 * i + 2 * hf], s[4 * i + 2 * hf + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_new = fmaxf(m_run[hf], mx);
+    const float m_scaled = m_new == neg_inf() ? 0.0f : m_new * scale_log2;  // a row with nothing visible stays at 0
+    alpha[hf] = m_new == m_run[hf] ? 1.0f : fast_exp2(fmaf(m_run[hf], scale_log2, -m_scaled));
+    m_run[hf] = m_new;
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < C::kBN / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float p = fast_exp2(fmaf(s[4 * i + 2 * hf + e], scale_log2, -m_scaled));
+        s[4 * i + 2 * hf + e] = p;
+        sum += p;
+      }
+    l_run[hf] = l_run[hf] * alpha[hf] + sum;
+  }
+}
+
+// P (f32 accumulator layout of m64 x BN) -> A fragments of BN/16 k16 steps: step kk packs accumulator n-tiles 2kk and
+// 2kk + 1, which is exactly the A layout (PTX ISA #wgmma-64n16-a), so no shuffle is needed.
+template <class C>
+__device__ __forceinline__ void pack_p(const float (&s)[C::kSRegs], u32 (&p)[C::kPSteps][4]) {
+#pragma unroll
+  for (int kk = 0; kk < C::kPSteps; ++kk) {
+    p[kk][0] = pack_half2<C::kF16>(s[8 * kk + 0], s[8 * kk + 1]);
+    p[kk][1] = pack_half2<C::kF16>(s[8 * kk + 2], s[8 * kk + 3]);
+    p[kk][2] = pack_half2<C::kF16>(s[8 * kk + 4], s[8 * kk + 5]);
+    p[kk][3] = pack_half2<C::kF16>(s[8 * kk + 6], s[8 * kk + 7]);
+  }
+}
+
+// Turn taking for ping-pong: wait for this warpgroup's turn to issue, and hand the turn to the other one. Both
+// warpgroups of a CTA issue the same number of batches (n_tiles + 1), so warpgroup 1's first hand-over (before its
+// first batch) and its skipped last one keep every barrier phase complete when the CTA exits.
+__device__ __forceinline__ void turn_wait(int wgc) {
+  if constexpr (kPingPong) named_bar_sync(kTurnBarrier + wgc, 2 * kWGThreads);
+}
+__device__ __forceinline__ void turn_pass(int wgc) {
+  if constexpr (kPingPong) named_bar_arrive(kTurnBarrier + (wgc ^ 1), 2 * kWGThreads);
+}
+
+// Consumer warpgroup wgc (0 or 1): rows row0 + 64 wgc .. + 63 of the CTA.
+template <class C>
+__device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Work& w, int wgc) {
+  const AttentionProblem& pr = args.problem;
+  const int lane = threadIdx.x & 31, warp_in_wg = (threadIdx.x >> 5) & 3;
+  const int g = lane >> 2, t4 = lane & 3;
+  const int tok0 = w.row0 + wgc * kRowsPerWG + warp_in_wg * 16 + g;  // this thread's rows: tok0 and tok0 + 8
+  // fp8: s carries q_descale * k_descale, O v_descale (problem.h), per (sequence, kv head).
+  float qk_descale = 1.0f, v_scale = 1.0f;
+  if constexpr (C::kFp8) {
+    const i64 di = static_cast<i64>(w.b) * pr.descale_batch_stride + static_cast<i64>(w.kvh) * pr.descale_head_stride;
+    if (pr.q_descale) qk_descale *= pr.q_descale[di];
+    if (pr.k_descale) qk_descale *= pr.k_descale[di];
+    if (pr.v_descale) v_scale = pr.v_descale[di];
+  }
+  const float scale = pr.softmax_scale * qk_descale;
+  const bool use_softcap = pr.softcap > 0.0f;
+  const float cap_in = use_softcap ? scale / pr.softcap : 0.0f;
+  const float exp_mult = use_softcap ? pr.softcap * kLog2e : scale * kLog2e;  // s units -> base-2 logits
+  // A tile inside [begin of this warpgroup's last row, end of its first row) needs no mask (both edges grow with the
+  // row); rows past the sequence only make the range narrower.
+  const int unmasked_from = row_key_begin(w.row0 + wgc * kRowsPerWG + kRowsPerWG - 1, w);
+  const int unmasked_to = row_key_end(w.row0 + wgc * kRowsPerWG, w);
+
+  float o[C::kORegs];
+#pragma unroll
+  for (int i = 0; i < C::kORegs; ++i) o[i] = 0.0f;
+  float m_run[2] = {neg_inf(), neg_inf()}, l_run[2] = {0.0f, 0.0f};
+  float s[C::kSRegs];
+  u32 p[C::kPSteps][4];
+
+  // RAW on Q: the Q tile has landed before the first wgmma reads it (also keeps the CTA alive until it lands).
+  mbar_wait(smem_u32(&sm.full_q), 0u);
+
+  if (w.n_tiles > 0) {
+    if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
+    // ---- tile 0 (the last key tile): S, mask, softmax; its P V is issued together with tile 1's S ---------------
+    {
+      const int n = w.tile_of(0);
+      mbar_wait(smem_u32(&sm.full_k[0]), 0u);  // RAW on K: slot 0, round 0 landed
+      turn_wait(wgc);
+      wgmma_fence();
+      issue_qk<C>(s, sm, 0, wgc);
+      wgmma_commit();
+      turn_pass(wgc);
+      wgmma_wait<0>();
+      fence_regs(s);
+      __syncwarp();
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_k[0]));  // WAR on K of slot 0: this warp's S wgmma is done
+      shape_scores<C>(s, n, tok0, w, cap_in, unmasked_from, unmasked_to);
+      float alpha[2];
+      softmax_tile<C>(s, m_run, l_run, alpha, exp_mult);
+      pack_p<C>(s, p);
+    }
+    // ---- steady state: S_t and P_{t-1} V_{t-1} in flight together; softmax of S_t overlaps the P V ----------------
+#pragma unroll 1
+    for (int t = 1; t < w.n_tiles; ++t) {
+      const int stage = t % C::kStages, prev = (t - 1) % C::kStages;
+      const int n = w.tile_of(t);
+      mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on K of tile t
+      mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((t - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
+      turn_wait(wgc);  // both operands have landed: a turn is never held waiting for memory
+      wgmma_fence();  // P packing and the O rescale (plain register writes) are ordered before these wgmmas
+      issue_qk<C>(s, sm, stage, wgc);
+      wgmma_commit();
+      wgmma_fence();  // ptxas injected this itself (C7519) when only the fence above S was written
+      issue_pv<C>(o, p, sm, prev);
+      wgmma_commit();
+      turn_pass(wgc);
+      wgmma_wait<1>();  // S_t is complete (groups retire in order); P V may still run
+      fence_regs(s);
+      __syncwarp();
+      // WAR on K of slot `stage`: this warp's S wgmma no longer reads it (8 warp arrivals complete the phase).
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_k[stage]));
+      shape_scores<C>(s, n, tok0, w, cap_in, unmasked_from, unmasked_to);
+      float alpha[2];
+      softmax_tile<C>(s, m_run, l_run, alpha, exp_mult);
+      wgmma_wait<0>();  // P_{t-1} V_{t-1} complete: O may be read, P's registers reused
+      fence_regs(o);
+      fence_regs(p);
+      __syncwarp();
+      // WAR on V of slot prev: this warp's P V wgmma no longer reads it.
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_v[prev]));
+#pragma unroll
+      for (int i = 0; i < C::kDV / 8; ++i) {
+        o[4 * i + 0] *= alpha[0];
+        o[4 * i + 1] *= alpha[0];
+        o[4 * i + 2] *= alpha[1];
+        o[4 * i + 3] *= alpha[1];
+      }
+      pack_p<C>(s, p);
+    }
+    // ---- the last P V --------------------------------------------------------------------------------------------
+    {
+      const int t = w.n_tiles - 1;
+      const int stage = t % C::kStages;
+      mbar_wait(smem_u32(&sm.full_v[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on V of the last tile
+      turn_wait(wgc);
+      wgmma_fence();
+      issue_pv<C>(o, p, sm, stage);
+      wgmma_commit();
+      if (wgc == 0) turn_pass(wgc);  // warpgroup 1's last batch hands over nothing: no one would take the turn
+      wgmma_wait<0>();
+      fence_regs(o);
+      fence_regs(p);
+      // No release needed: the producer issues nothing after its last tile.
+    }
+  }
+
+  // ---- epilogue: O / l in the output dtype, lse = ln(l) + m * scale --------------------------------------------------
+  const bool pair_ok =
+      aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
+                 pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    float l = l_run[hf];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const int tok = tok0 + 8 * hf;
+    if (tok >= w.sq) continue;  // rows past the sequence (or Q) were computed on other or zero rows: never stored
+    const i64 qrow = static_cast<i64>(w.q_start) + tok;
+    // m in base-2 logits; a sink (problem.h: one more logit per head, no value row) joins the denominator only.
+    const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
+    float big = m_post, sum = l, o_mult = 1.0f;
+    if (pr.has_sinks) {
+      const float sink2 = pr.sinks[w.h] * kLog2e;
+      big = fmaxf(m_post, sink2);
+      o_mult = fast_exp2(m_post - big);
+      sum = l * o_mult + fast_exp2(sink2 - big);
+    }
+    const float factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
+    const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
+#pragma unroll
+    for (int i = 0; i < C::kDV / 8; ++i) {
+      if (8 * i + 2 * t4 >= pr.head_dim_v) continue;  // padded channels (d 80, 96 on the d128 kernel) are zeros
+      store_out_pair(pr.o, base + 8 * i + 2 * t4, o[4 * i + 2 * hf] * factor, o[4 * i + 2 * hf + 1] * factor,
+                     pr.dtype_o, pair_ok);
+    }
+    if (pr.return_lse && t4 == 0) {
+      const float lse2 = sum > 0.0f ? big + fast_log2(sum) : neg_inf();
+      pr.lse[static_cast<i64>(w.h) * pr.lse_head_stride + qrow] = lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
+    }
+  }
+}
+
+// The kernel body: grid (m blocks, heaviest first; query heads; sequences), 384 threads, one CTA per SM.
+template <class C>
+__device__ __forceinline__ void forward(const Args& args) {
+  const AttentionProblem& pr = args.problem;
+  // The dynamic window is 16-byte aligned at least; the plan adds 1024 bytes so the swizzle atoms can be aligned here.
+  const u32 raw = smem_u32(kseek_fa3_smem);
+  static_assert(sizeof(Smem<C>) + 1024u <= 232448u, "sm_90's 227 KiB of dynamic shared memory per block");
+  Smem<C>& sm = *reinterpret_cast<Smem<C>*>(kseek_fa3_smem + (((raw + 1023u) & ~1023u) - raw));
+
+  Work w;
+  w.b = blockIdx.z;
+  w.h = blockIdx.y;
+  const int group = pr.num_heads_q / pr.num_heads_kv;
+  w.kvh = w.h / group;
+  w.q_start = pr.cu_seqlens_q[w.b];
+  w.sq = pr.cu_seqlens_q[w.b + 1] - w.q_start;
+  w.row0 = (gridDim.x - 1 - blockIdx.x) * kBM;  // causal: the longest key ranges start first
+  if (w.row0 >= w.sq) return;                    // CTA-uniform, before any barrier exists
+  w.sk = pr.seqused_k ? pr.seqused_k[w.b] : pr.cu_seqlens_k[w.b + 1] - pr.cu_seqlens_k[w.b];
+  w.k_start = pr.paged ? 0 : pr.cu_seqlens_k[w.b];
+  w.shift = w.sk - w.sq;
+  w.wl = pr.window_left;
+  w.wr = pr.causal ? 0 : pr.window_right;
+  const int last_row = (w.row0 + kBM < w.sq ? w.row0 + kBM : w.sq) - 1;
+  // Block skipping: nothing past the last row's end (causal) or before the first row's begin (window).
+  const int key_begin = row_key_begin(w.row0, w);
+  const int key_end = row_key_end(last_row, w);
+  w.t_first = key_begin / C::kBN;
+  w.n_tiles = key_end > key_begin ? (key_end + C::kBN - 1) / C::kBN - w.t_first : 0;
+
+  if (threadIdx.x == 0) {
+    // 16-bit: TMA completes the slabs' full barriers (one arrival + tx); fp8: every converter thread arrives.
+    const u32 slab_arrivals = C::kFp8 ? kConverterThreads : 1;
+    mbar_init(smem_u32(&sm.full_q), slab_arrivals);
+    if constexpr (C::kFp8) {
+      mbar_init(smem_u32(&sm.raw_k_full), 1);
+      mbar_init(smem_u32(&sm.raw_v_full), 1);
+      mbar_init(smem_u32(&sm.raw_k_empty), kConverterThreads);
+      mbar_init(smem_u32(&sm.raw_v_empty), kConverterThreads);
+    }
+#pragma unroll
+    for (int st = 0; st < C::kStages; ++st) {
+      mbar_init(smem_u32(&sm.full_k[st]), slab_arrivals);
+      mbar_init(smem_u32(&sm.full_v[st]), slab_arrivals);
+      mbar_init(smem_u32(&sm.empty_k[st]), kConsumerWarps);
+      mbar_init(smem_u32(&sm.empty_v[st]), kConsumerWarps);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();  // every barrier is initialised before any thread arms, waits on or completes it
+
+  const int wg = threadIdx.x / kWGThreads;
+  if (wg == 0) {
+    setmaxnreg_dec<C::kProducerRegs>();
+    if (threadIdx.x < 32) {
+      produce<C>(args, sm, w);
+    } else if constexpr (C::kFp8) {
+      convert<C>(sm, args.problem, w);
+    }
+    return;
+  }
+  setmaxnreg_inc<C::kConsumerRegs>();
+  consume<C>(args, sm, w, wg - 1);
+}
+
+}  // namespace ws
+
+}  // namespace seed
+}  // namespace attention_fa3
+}  // namespace plugins
+}  // namespace kseek
+
+// =====================================================================================================================
+// Kernel list, the one place tilings are chosen: variant, element kind, padded d, padded dv, key-split warps (WN),
+// 16-row tiles per warp (MT), keys per tile (BN), keys per compute chunk (BNC), ring stages. prefill: 4 warps own 16*MT
+// rows each; decode: 4 warps share 16 rows and split keys (S) and channels (PV). Each line is also a plan choice (see
+// choose_kernel). There is no fp8 line with dv 512: that shape is MLA with q_v, which fp8 never reaches.
+// =====================================================================================================================
+#define KSEEK_FA3_SEED_KERNELS(X)                        \
+  X(prefill, bf16, kElemBF16, 64, 64, 1, 2, 64, 64, 2)   \
+  X(prefill, fp16, kElemFP16, 64, 64, 1, 2, 64, 64, 2)   \
+  X(prefill, fp8, kElemFP8, 64, 64, 1, 2, 64, 64, 2)     \
+  X(prefill, bf16, kElemBF16, 96, 96, 1, 2, 64, 32, 2)   \
+  X(prefill, fp16, kElemFP16, 96, 96, 1, 2, 64, 32, 2)   \
+  X(prefill, fp8, kElemFP8, 96, 96, 1, 2, 64, 32, 2)     \
+  X(prefill, bf16, kElemBF16, 128, 128, 1, 2, 64, 32, 2) \
+  X(prefill, fp16, kElemFP16, 128, 128, 1, 2, 64, 32, 2) \
+  X(prefill, fp8, kElemFP8, 128, 128, 1, 2, 64, 32, 2)   \
+  X(prefill, bf16, kElemBF16, 192, 128, 1, 2, 32, 16, 2) \
+  X(prefill, fp16, kElemFP16, 192, 128, 1, 2, 32, 16, 2) \
+  X(prefill, fp8, kElemFP8, 192, 128, 1, 2, 32, 16, 2)   \
+  X(prefill, bf16, kElemBF16, 256, 256, 1, 1, 32, 32, 2) \
+  X(prefill, fp16, kElemFP16, 256, 256, 1, 1, 32, 32, 2) \
+  X(prefill, fp8, kElemFP8, 256, 256, 1, 1, 32, 32, 2)   \
+  X(decode, bf16, kElemBF16, 64, 64, 4, 1, 64, 64, 3)    \
+  X(decode, fp16, kElemFP16, 64, 64, 4, 1, 64, 64, 3)    \
+  X(decode, fp8, kElemFP8, 64, 64, 4, 1, 64, 64, 3)      \
+  X(decode, bf16, kElemBF16, 96, 96, 4, 1, 64, 64, 3)    \
+  X(decode, fp16, kElemFP16, 96, 96, 4, 1, 64, 64, 3)    \
+  X(decode, fp8, kElemFP8, 96, 96, 4, 1, 64, 64, 3)      \
+  X(decode, bf16, kElemBF16, 128, 128, 4, 1, 64, 64, 3)  \
+  X(decode, fp16, kElemFP16, 128, 128, 4, 1, 64, 64, 3)  \
+  X(decode, fp8, kElemFP8, 128, 128, 4, 1, 64, 64, 3)    \
+  X(decode, bf16, kElemBF16, 192, 128, 4, 1, 64, 64, 2)  \
+  X(decode, fp16, kElemFP16, 192, 128, 4, 1, 64, 64, 2)  \
+  X(decode, fp8, kElemFP8, 192, 128, 4, 1, 64, 64, 2)    \
+  X(decode, bf16, kElemBF16, 256, 256, 4, 1, 32, 32, 3)  \
+  X(decode, fp16, kElemFP16, 256, 256, 4, 1, 32, 32, 3)  \
+  X(decode, fp8, kElemFP8, 256, 256, 4, 1, 32, 32, 3)    \
+  X(decode, bf16, kElemBF16, 64, 512, 4, 1, 32, 32, 2)   \
+  X(decode, fp16, kElemFP16, 64, 512, 4, 1, 32, 32, 2)
+
+#define KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)                    \
+  ::kseek::plugins::attention_fa3::seed::TileConfig<D, DV, WN, MT, BN, BNC, ST, \
+                                                    ::kseek::plugins::attention_fa3::seed::ELEM>
+
+#define KSEEK_FA3_SEED_DEFINE_KERNEL(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST)                              \
+  extern "C" __global__ void __launch_bounds__(128) kseek_fa3_seed_##variant##_##ename##_d##D##_dv##DV(             \
+      const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {                     \
+    ::kseek::plugins::attention_fa3::seed::attention_forward<KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM)>( \
+        args);                                                                                                      \
+  }
+
+KSEEK_FA3_SEED_KERNELS(KSEEK_FA3_SEED_DEFINE_KERNEL)
+
+extern "C" __global__ void __launch_bounds__(128)
+    kseek_fa3_seed_combine(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {
+  ::kseek::plugins::attention_fa3::seed::combine_splits(args);
+}
+
+// =====================================================================================================================
+// Hopper kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0), softcap (1).
+// d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
+// 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
+// =====================================================================================================================
+#define KSEEK_FA3_WS_KERNELS(X)                    \
+  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0)             \
+  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0)             \
+  X(bf16_d128, 128, 128, 128, 2, 0, 0, 0)          \
+  X(fp16_d128, 128, 128, 128, 2, 1, 0, 0)          \
+  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1)           \
+  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0)    \
+  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0)    \
+  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0)           \
+  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0)           \
+  X(fp8_d256, 256, 256, 64, 2, 1, 1, 1)
+
+#define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8) \
+  ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0>
+
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8)                                          \
+  extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)            \
+      kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>(args);      \
+  }
+
+KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
+
+// =====================================================================================================================
+// Plan: picks the tiling from sizes alone, then the split count, the workspace and the launches.
+// =====================================================================================================================
+namespace kseek {
+namespace plugins {
+namespace attention_fa3 {
+namespace seed {
+
+constexpr bool kIsDecode_prefill = false;
+constexpr bool kIsDecode_decode = true;
+
+struct KernelChoice {
+  const char* name;
+  int bm;
+  int bn;
+  unsigned smem;
+};
+
+__device__ __forceinline__ int padded_head_dim(int d) {
+  if (d <= 0 || d % 8 != 0) return 0;
+  if (d <= 64) return 64;
+  if (d <= 96) return 96;
+  if (d <= 128) return 128;
+  if (d <= 192) return 192;
+  if (d <= 256) return 256;
+  return 0;
+}
+
+__device__ __forceinline__ bool choose_kernel(bool decode, int elem, int dp, int dvp, KernelChoice& out) {
+#define KSEEK_FA3_SEED_MATCH(variant, ename, ELEM, D, DV, WN, MT, BN, BNC, ST) \
+  if (decode == kIsDecode_##variant && elem == ELEM && dp == D && dvp == DV) { \
+    using Cfg = KSEEK_FA3_SEED_CFG(D, DV, WN, MT, BN, BNC, ST, ELEM);          \
+    out.name = "kseek_fa3_seed_" #variant "_" #ename "_d" #D "_dv" #DV;        \
+    out.bm = Cfg::kBM;                                                         \
+    out.bn = Cfg::kBN;                                                         \
+    out.smem = static_cast<unsigned>(sizeof(SharedStorage<Cfg>));              \
+    return true;                                                               \
+  }
+  KSEEK_FA3_SEED_KERNELS(KSEEK_FA3_SEED_MATCH)
+#undef KSEEK_FA3_SEED_MATCH
+  return false;
+}
+
+__device__ __forceinline__ void set_launch(PlannedLaunch& l, const char* name, unsigned gx, unsigned gy, unsigned gz,
+                                           unsigned smem) {
+  int i = 0;
+  for (; name[i] != 0 && i < kKernelNameBytes - 1; ++i) l.kernel[i] = name[i];
+  for (; i < kKernelNameBytes; ++i) l.kernel[i] = 0;
+  l.grid = PlanDim3{gx, gy, gz};
+  l.block = PlanDim3{static_cast<unsigned>(kThreads), 1u, 1u};
+  l.cluster = PlanDim3{1u, 1u, 1u};
+  l.dynamic_smem_bytes = smem;
+  l.reserved = 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Stage (a) plan: the warp-specialised kernels take dense 16-bit prefill with no window, softcap, sinks, q_v or spans,
+// d == dv in {64, 128} (and 256 with KSEEK_FA3_WS_WITH_D256), TMA-legal strides and (paged) page sizes that tile a key tile or are tiled by it. Anything
+// else returns false and the seed's plan runs unchanged.
+// ---------------------------------------------------------------------------------------------------------------------
+namespace ws {
+
+struct WsChoice {
+  const char* name;
+  int bn;
+  unsigned smem;
+  bool fp8;  // raw e4m3 boxes without swizzle, widened in the kernel
+};
+
+// The kernel for head dims (d, dv): the first of the list whose padded dims hold them with less than one 64-column slab
+// to spare. A d between two (80, 96: the d128 kernel) reads its Q/K/V boxes past d, which TMA fills with zeros (bytes
+// still counted by complete_tx), so S and O are exact and the padded channels are never stored; the cost is the
+// padding's share of the wgmma work.
+__device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, WsChoice& out) {
+  // d or dv below 64 would ask for a box wider than the tensor.
+  if (d < 64 || dv < 64 || d % 8 != 0 || dv % 8 != 0) return false;
+#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8)                                     \
+  if (d <= D && D < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) &&                    \
+      (fp8 || f16 == ((F16) != 0)) && (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) { \
+    out.name = "kseek_fa3_ws_" #ename;                                                              \
+    out.bn = BN;                                                                                    \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>)) + 1024u; \
+    out.fp8 = (FP8) != 0;                                                                           \
+    return true;                                                                                    \
+  }
+  KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_MATCH)
+#undef KSEEK_FA3_WS_MATCH
+  return false;
+}
+
+__device__ __forceinline__ bool strides_16B(i64 a, i64 b, i64 c, int per16) {
+  return a % per16 == 0 && b % per16 == 0 && c % per16 == 0;
+}
+
+__device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor, unsigned rank, unsigned b0, unsigned b1,
+                                            unsigned b2, unsigned b3, unsigned l2, unsigned swizzle) {
+  m.tensor = tensor;
+  m.box_rank = rank;
+  m.box[0] = b0;
+  m.box[1] = b1;
+  m.box[2] = b2;
+  m.box[3] = b3;
+  m.box[4] = 0;
+  m.swizzle = swizzle;  // 16-bit: 128B, the layout the wgmma descriptors read; fp8: none (the converters swizzle)
+  m.l2_promotion_bytes = l2;
+  m.reserved = 0;
+}
+
+// Fills `plan` (already zeroed, abi_version set) and returns true when the stage (a) path takes the problem.
+__device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
+  const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
+  if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch <= 0 || pr.batch > 65535 || hq > 65535) return false;
+  if (pr.total_q <= 0 || pr.total_k <= 0) return false;
+  const bool fp8 = pr.dtype_qkv == attention::kDTypeFP8E4M3;
+  if (pr.dtype_qkv != attention::kDTypeBF16 && pr.dtype_qkv != attention::kDTypeFP16 && !fp8) return false;
+  if (pr.dtype_o != attention::kDTypeBF16 && pr.dtype_o != attention::kDTypeFP16 && pr.dtype_o != attention::kDTypeFP32)
+    return false;
+  if (pr.has_q_v || pr.num_spans != 0) return false;  // q_v (MLA) and bidirectional spans stay on the seed
+  if (!(pr.softmax_scale > 0.0f) || pr.softcap < 0.0f) return false;
+  // Prefill only: decode-like and mixed batches (few query rows per sequence) stay on the seed's split-KV tilings.
+  if (pr.max_seqlen_q < kBM || static_cast<i64>(pr.total_q) < static_cast<i64>(pr.batch) * (kBM / 2)) return false;
+  WsChoice wc{};
+  if (!choose_ws_kernel(pr.head_dim, pr.head_dim_v, pr.dtype_qkv == attention::kDTypeFP16, fp8, pr.softcap > 0.0f,
+                        wc)) {
+    return false;
+  }
+  // TMA: every global stride a multiple of 16 bytes; boxes of at most 256 rows.
+  const int per16 = fp8 ? 16 : 8;  // elements in 16 bytes
+  if (!strides_16B(pr.q_row_stride, pr.q_head_stride, 0, per16)) return false;
+  if (!strides_16B(pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0, per16)) return false;
+  if (!strides_16B(pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0, per16)) return false;
+  // A box never exceeds its tensor: Q needs a full 128-row box of tokens, packed K/V a full key tile.
+  if (pr.total_q < kBM || (!pr.paged && pr.total_k < wc.bn)) return false;
+  int rpb = wc.bn;
+  if (pr.paged) {
+    const int bs = pr.block_size;
+    if (bs <= 0 || bs % 8 != 0 || pr.max_blocks_per_seq <= 0 || pr.num_blocks <= 0) return false;
+    if (bs < wc.bn && wc.bn % bs != 0) return false;  // pages tile a key tile ...
+    if (bs >= wc.bn && bs % wc.bn != 0) return false;  // ... or a key tile tiles a page
+    rpb = bs < wc.bn ? bs : wc.bn;
+    if (wc.bn / rpb > 32) return false;  // one producer lane per box
+  }
+  const long long m_blocks = (static_cast<long long>(pr.max_seqlen_q) + kBM - 1) / kBM;
+  if (m_blocks > 0x7fffffffLL) return false;
+  // No split-KV here: a grid that cannot cover the SMs once (H22's cascade prefix call: 256 rows x 32768 keys, 64
+  // CTAs) is left to the seed, which splits the keys.
+  u32 sms = sm_count();
+  if (sms == 0) sms = 132;
+  if (m_blocks * hq * pr.batch < static_cast<long long>(sms)) return false;
+
+  set_launch(plan->launches[0], wc.name, static_cast<unsigned>(m_blocks), static_cast<unsigned>(hq),
+             static_cast<unsigned>(pr.batch), wc.smem);
+  plan->launches[0].block = PlanDim3{static_cast<unsigned>(kThreads), 1u, 1u};
+  plan->num_launches = 1;
+  plan->workspace_bytes = 0;
+  plan->num_tensor_maps = 3;
+  // Box columns: 16-bit, one 64-column slab per box (the kernel issues d / 64 of them); fp8, whole raw rows.
+  const unsigned q_cols = wc.fp8 ? static_cast<unsigned>(pr.head_dim) : kSwizzleCols;
+  const unsigned v_cols = wc.fp8 ? static_cast<unsigned>(pr.head_dim_v) : kSwizzleCols;
+  const unsigned swz = wc.fp8 ? kSwizzleNone : kSwizzle128B;
+  const unsigned rows = static_cast<unsigned>(pr.paged ? rpb : wc.bn);
+  request_map(plan->tensor_maps[0], attention::kTensorQ, 3, q_cols, 1, kBM, 0, 0, swz);
+  if (pr.paged) {
+    request_map(plan->tensor_maps[1], attention::kTensorK, 4, q_cols, 1, rows, 1, 256, swz);
+    request_map(plan->tensor_maps[2], attention::kTensorV, 4, v_cols, 1, rows, 1, 256, swz);
+  } else {
+    request_map(plan->tensor_maps[1], attention::kTensorK, 3, q_cols, 1, rows, 0, 256, swz);
+    request_map(plan->tensor_maps[2], attention::kTensorV, 3, v_cols, 1, rows, 0, 256, swz);
+  }
+  return true;
+}
+
+}  // namespace ws
+
+// Fills `plan`; an unsupported problem gets num_launches == 0.
+__device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
+  u8* raw = reinterpret_cast<u8*>(plan);
+  for (unsigned i = 0; i < sizeof(LaunchPlan); ++i) raw[i] = 0;
+  plan->abi_version = kLaunchPlanAbiVersion;
+  if (ws::make_ws_plan(pr, plan)) return;  // stage (a): the warp-specialised Hopper path
+
+  const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
+  if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch < 0 || pr.total_q < 0) return;
+  const int dp = padded_head_dim(pr.head_dim);
+  int dvp = 0;
+  if (pr.head_dim_v == pr.head_dim)
+    dvp = dp;
+  else if (pr.head_dim == 192 && pr.head_dim_v == 128)
+    dvp = 128;
+  else if (pr.head_dim == 64 && pr.head_dim_v == 512)
+    dvp = 512;
+  if (dp == 0 || dvp == 0) return;
+  int elem = -1;
+  if (pr.dtype_qkv == attention::kDTypeBF16) elem = kElemBF16;
+  if (pr.dtype_qkv == attention::kDTypeFP16) elem = kElemFP16;
+  if (pr.dtype_qkv == attention::kDTypeFP8E4M3) elem = kElemFP8;
+  if (elem < 0) return;
+  if (pr.dtype_o != attention::kDTypeBF16 && pr.dtype_o != attention::kDTypeFP16 && pr.dtype_o != attention::kDTypeFP32)
+    return;
+  if (pr.has_q_v && (dvp != 512 || elem == kElemFP8)) return;
+  if (!(pr.softmax_scale > 0.0f) || pr.softcap < 0.0f) return;
+  if (pr.paged && (pr.block_size <= 0 || pr.max_blocks_per_seq <= 0)) return;
+
+  const int group = hq / hkv;
+  const long long max_rows = static_cast<long long>(pr.max_seqlen_q > 0 ? pr.max_seqlen_q : 1) * group;
+  const bool decode = dvp == 512 || max_rows <= kMaxRowsForDecode;
+  KernelChoice kc{};
+  if (!choose_kernel(decode, elem, dp, dvp, kc)) return;
+
+  const long long m_blocks = (max_rows + kc.bm - 1) / kc.bm;
+  const long long heads_x_batch = static_cast<long long>(pr.batch > 0 ? pr.batch : 1) * hkv;
+  if (m_blocks > 65535 || heads_x_batch > 0x7fffffffLL) return;
+
+  // Split only when the unsplit grid cannot fill the machine, and keep every split a few tiles long.
+  const long long ctas = m_blocks * heads_x_batch;
+  const long long key_tiles = (static_cast<long long>(pr.max_seqlen_k > 0 ? pr.max_seqlen_k : 0) + kc.bn - 1) / kc.bn;
+  long long splits = 1;
+  if (pr.num_splits != 1) {
+    u32 sms = sm_count();
+    if (sms == 0) sms = 132;
+    const long long cap = pr.num_splits > 1 ? pr.num_splits : kMaxSplits;
+    if (ctas < 2LL * sms) splits = (3LL * sms + ctas - 1) / ctas;
+    const long long by_length = key_tiles / kMinTilesPerSplit;
+    if (splits > by_length) splits = by_length;
+    if (splits > cap) splits = cap;
+    if (splits > kMaxSplits) splits = kMaxSplits;
+    if (splits > 65535) splits = 65535;
+    if (splits < 1) splits = 1;
+  }
+
+  set_launch(plan->launches[0], kc.name, static_cast<unsigned>(heads_x_batch), static_cast<unsigned>(m_blocks),
+             static_cast<unsigned>(splits), kc.smem);
+  plan->num_launches = 1;
+  if (splits > 1) {
+    const u64 tq = static_cast<u64>(pr.total_q);
+    const u64 lse_bytes = (static_cast<u64>(splits) * tq * hq * 4u + 255u) / 256u * 256u;
+    plan->workspace_bytes =
+        kWorkspaceHeaderBytes + lse_bytes + static_cast<u64>(splits) * tq * hq * static_cast<u64>(pr.head_dim_v) * 4u;
+    const u64 pairs = tq * static_cast<u64>(hq);
+    const u64 combine_ctas = (pairs + kWarps - 1) / kWarps;
+    set_launch(plan->launches[1], "kseek_fa3_seed_combine", static_cast<unsigned>(combine_ctas > 0 ? combine_ctas : 1),
+               1u, 1u, 0u);
+    plan->num_launches = 2;
+  }
+}
+
+}  // namespace seed
+}  // namespace attention_fa3
+}  // namespace plugins
+}  // namespace kseek
+
+// The plan kernel (one thread): problem carries sizes only (its pointers are null here); plan: one LaunchPlan in
+// device memory, fully overwritten.
+extern "C" __global__ void kseek_plan(const ::kseek::attention::AttentionProblem problem, ::kseek::LaunchPlan* plan) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) ::kseek::plugins::attention_fa3::seed::make_plan(problem, plan);
+}
