@@ -260,8 +260,9 @@ for s in r.get('scenarios', []):
 " | tee -a "$log" ;;
     fa3-campaign)
       # One evaluation of the campaign's candidate, as the campaign itself records it; its log and records come back.
+      # Its key is in its own .kseek-key/, which kseek looks in when the per-user folder has none: no KSEEK_KEY_DIR.
       step "fa3-campaign: kseek eval in examples/campaigns/fa3-h200"
-      (cd examples/campaigns/fa3-h200 && KSEEK_KEY_DIR="$PWD/.kseek-key" "../../../$kseek" eval) >> "$log" 2>&1
+      (cd examples/campaigns/fa3-h200 && "../../../$kseek" eval) >> "$log" 2>&1
       echo "exit $?" >> "$log"
       tar -C examples/campaigns/fa3-h200 -cf "$out/fa3-campaign-kseek.tar" .kseek ;;
     peers)

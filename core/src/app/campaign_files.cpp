@@ -69,11 +69,18 @@ json hooks_json(const fs::path& exe, const fs::path& dir, const std::string& hos
 // What the MCP server needs from the environment, written into its registration: the folder of this campaign's key
 // (absolute, as this process resolves it: the folder `kseek init` created the key in), and kseek's own search paths
 // when they are set. A host that trims the environment then still finds the key and the plugin.
-json mcp_environment() {
-  std::error_code ec;
-  fs::path keys = fs::absolute(campaign_key_dir(), ec);
-  if (ec) keys = campaign_key_dir();
-  json env = {{"KSEEK_KEY_DIR", keys.lexically_normal().string()}};
+// A campaign that keeps its key in its own .kseek-key/ pins no KSEEK_KEY_DIR: the server finds the key through the
+// campaign folder its arguments name, whatever the environment holds, while an absolute DIR/.kseek-key written here
+// would go stale the moment the folder is moved or cloned to the machine that evaluates it (the point of the mode),
+// and pinning the per-user folder would only add a place the key is not.
+json mcp_environment(KeyPlace key_place) {
+  json env = json::object();
+  if (key_place == KeyPlace::kUserFolder) {
+    std::error_code ec;
+    fs::path keys = fs::absolute(campaign_key_dir(), ec);
+    if (ec) keys = campaign_key_dir();
+    env["KSEEK_KEY_DIR"] = keys.lexically_normal().string();
+  }
   for (const char* name : kPinnedVariables) {
     if (const char* value = std::getenv(name); value != nullptr && *value != '\0') env[name] = value;
   }
@@ -122,10 +129,11 @@ allowed only when it holds: a stop hook runs the same check.
                      fmt::arg("headers", headers.empty() ? std::string("(none)") : headers));
 }
 
-std::string codex_config(const fs::path& exe, const fs::path& dir) {
+std::string codex_config(const fs::path& exe, const fs::path& dir, KeyPlace key_place) {
   std::string text = "# kseek's MCP server for this campaign (Codex reads .codex/config.toml of a trusted project).\n"
                      "[mcp_servers.kseek]\n";
-  const json server = codex_mcp_server(exe, dir);  // named: items() of a temporary would outlive it in the loop
+  // Named: items() of a temporary would outlive it in the loop.
+  const json server = codex_mcp_server(exe, dir, key_place);
   for (const auto& [key, value] : server.items()) text += fmt::format("{} = {}\n", key, toml_inline(value));
   return text;
 }
@@ -133,7 +141,7 @@ std::string codex_config(const fs::path& exe, const fs::path& dir) {
 }  // namespace
 
 Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const CampaignConfig& config,
-                                                    const fs::path& kseek_executable,
+                                                    KeyPlace key_place, const fs::path& kseek_executable,
                                                     const std::string& plugin_description,
                                                     const ContractFiles& contract) {
   std::vector<std::pair<fs::path, std::string>> files = {
@@ -144,8 +152,8 @@ Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const Ca
        json{{"hooks", hooks_json(kseek_executable, dir, "claude", HookOrigin::kProjectFile)}}.dump(2) + "\n"},
       {".codex/hooks.json",
        json{{"hooks", hooks_json(kseek_executable, dir, "codex", HookOrigin::kProjectFile)}}.dump(2) + "\n"},
-      {".codex/config.toml", codex_config(kseek_executable, dir)},
-      {".mcp.json", mcp_registration(kseek_executable, dir).dump(2) + "\n"},
+      {".codex/config.toml", codex_config(kseek_executable, dir, key_place)},
+      {".mcp.json", mcp_registration(kseek_executable, dir, key_place).dump(2) + "\n"},
   };
   for (const auto& header : contract.headers) {
     const fs::path name = fs::path("include") / header.name;
@@ -174,25 +182,25 @@ json hook_settings(const fs::path& kseek_executable, const fs::path& dir, const 
 
 // Claude Code's server entry: `timeout` (ms) bounds one tool call and overrides MCP_TOOL_TIMEOUT; `env` is added to
 // the server's environment (code.claude.com/docs/en/mcp).
-json mcp_registration(const fs::path& kseek_executable, const fs::path& dir) {
+json mcp_registration(const fs::path& kseek_executable, const fs::path& dir, KeyPlace key_place) {
   return {{"mcpServers",
            {{"kseek",
              {{"type", "stdio"},
               {"command", kseek_executable.string()},
               {"args", {"mcp", "--campaign", dir.string()}},
-              {"env", mcp_environment()},
+              {"env", mcp_environment(key_place)},
               {"timeout", kToolTimeoutSeconds * 1000}}}}}};
 }
 
 // Codex's [mcp_servers.<id>] keys for a stdio server (codex-rs/config/src/mcp_types.rs, RawMcpServerConfig): command,
 // args, env (set in the server's environment; they win over forwarded ones), env_vars (names forwarded from Codex's
 // own environment), startup_timeout_sec (default 10 s) and tool_timeout_sec (seconds; default 60 s).
-json codex_mcp_server(const fs::path& kseek_executable, const fs::path& dir) {
+json codex_mcp_server(const fs::path& kseek_executable, const fs::path& dir, KeyPlace key_place) {
   json forwarded = json::array();
   for (const char* name : kForwardedVariables) forwarded.push_back(name);
   return {{"command", kseek_executable.string()},
           {"args", {"mcp", "--campaign", dir.string()}},
-          {"env", mcp_environment()},
+          {"env", mcp_environment(key_place)},
           {"env_vars", std::move(forwarded)},
           {"startup_timeout_sec", 20},
           {"tool_timeout_sec", kToolTimeoutSeconds}};

@@ -131,16 +131,19 @@ Result<InitOutcome> campaign_init(const AppOptions& options, const InitRequest& 
   }
   auto constraints = load_constraints(plugin, {});
   if (!constraints) return constraints.error();
-  auto campaign = Campaign::create(request.dir, config, candidate, sha256_hex(seed->text));
+  auto campaign = Campaign::create(request.dir, config, candidate, sha256_hex(seed->text), request.key_place);
   if (!campaign) return campaign.error();
   const ContractFiles contract{contract_markdown(plugin, *constraints, config.arch, *scenarios, "include"),
                                candidate_header_files(plugin)};
-  auto kept = write_agent_files(campaign->dir(), campaign->config(), kseek_executable, info.description, contract);
+  auto kept = write_agent_files(campaign->dir(), campaign->config(), request.key_place, kseek_executable,
+                                info.description, contract);
   if (!kept) return kept.error();
   outcome.dir = campaign->dir();
   outcome.config = campaign->config();
   outcome.scenarios = scenarios->size();
   outcome.kept_existing_files = std::move(*kept);
+  outcome.key_place = request.key_place;
+  outcome.key_file = campaign->key_file();
   return outcome;
 }
 
@@ -282,6 +285,8 @@ json to_json(const InitOutcome& outcome) {
           {"config", to_json(outcome.config)},
           {"scenarios", outcome.scenarios},
           {"kept_existing_files", outcome.kept_existing_files},
+          {"signing_key",
+           {{"key", std::string(key_place_name(outcome.key_place))}, {"file", outcome.key_file.string()}}},
           {"installed_packs", {{"taken", pack_notes(outcome.packs.taken)}, {"left_out", pack_notes(outcome.packs.left_out)}}}};
 }
 

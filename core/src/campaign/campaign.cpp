@@ -314,12 +314,13 @@ Result<Campaign> Campaign::open(const fs::path& start, bool search_up) {
   campaign.id_ = campaign_id_of(log->records);
   if (campaign.id_.empty()) {
     campaign.signature_problem_ = "this campaign was made before kseek signed its records; none can be verified";
-  } else if (auto key = load_campaign_key(campaign.id_)) {
-    campaign.key_ = *key;
+  } else if (auto key = load_campaign_key(campaign.id_, dir)) {
+    campaign.key_ = std::move(*key);
   } else {
     campaign.signature_problem_ = key.error().message;
   }
-  const auto expected = logged_config_hash(log->records, campaign.key_);
+  const auto expected =
+      logged_config_hash(log->records, campaign.key_ ? std::optional<std::string>(campaign.key_->key) : std::nullopt);
   if (!expected) {
     return make_error(fmt::format("{}: the campaign log {} has no init record; the campaign is damaged or was not made "
                                   "by `kseek init`", file.string(), campaign.log_path().string()));
@@ -333,7 +334,7 @@ Result<Campaign> Campaign::open(const fs::path& start, bool search_up) {
 }
 
 Result<Campaign> Campaign::create(const fs::path& dir_in, const CampaignConfig& config_in,
-                                  std::string_view candidate_text, std::string_view seed_sha256) {
+                                  std::string_view candidate_text, std::string_view seed_sha256, KeyPlace key_place) {
   const fs::path dir = fs::absolute(dir_in).lexically_normal();
   if (fs::exists(dir / kConfigFile) || fs::exists(dir / ".kseek")) {
     return make_error(fmt::format("{} already holds a campaign; choose another folder (nothing was changed)", dir.string()));
@@ -348,9 +349,9 @@ Result<Campaign> Campaign::create(const fs::path& dir_in, const CampaignConfig& 
   if (ec) return make_error(fmt::format("cannot create {}: {}", (dir / ".kseek").string(), ec.message()));
   Campaign campaign(dir, config);
   campaign.id_ = new_campaign_id();
-  auto key = create_campaign_key(campaign.id_);
+  auto key = create_campaign_key(campaign.id_, dir, key_place);
   if (!key) return key.error();
-  campaign.key_ = *key;
+  campaign.key_ = std::move(*key);
   if (!fs::exists(campaign.candidate_path())) {
     if (auto w = write_file_atomically(campaign.candidate_path(), candidate_text); !w) return w.error();
   }
@@ -420,7 +421,7 @@ Result<void> Campaign::append(std::string_view type, json fields) const {
   json record = {{"type", type}, {"time", utc_timestamp()}};
   for (auto& [key, value] : fields.items()) record[key] = value;
   if (key_) {
-    record["signature"] = record_signature(*key_, record);
+    record["signature"] = record_signature(key_->key, record);
   } else if (!id_.empty()) {
     // Unsigned records in a signed campaign would read as forgeries: refuse rather than write one.
     return make_error(fmt::format("cannot add to {}: {}", log_path().string(), signature_problem_));
@@ -428,7 +429,9 @@ Result<void> Campaign::append(std::string_view type, json fields) const {
   return append_record(log_path(), record);
 }
 
-bool Campaign::written_by_kseek(const LogRecord& record) const { return key_ && signature_verifies(*key_, record.value); }
+bool Campaign::written_by_kseek(const LogRecord& record) const {
+  return key_ && signature_verifies(key_->key, record.value);
+}
 
 Result<void> append_signed_record(const fs::path& dir, std::string_view type, json fields) {
   const fs::path log_file = dir / ".kseek" / "log.jsonl";
@@ -437,9 +440,9 @@ Result<void> append_signed_record(const fs::path& dir, std::string_view type, js
   json record = {{"type", type}, {"time", utc_timestamp()}};
   for (auto& [key, value] : fields.items()) record[key] = value;
   if (const std::string id = campaign_id_of(log->records); !id.empty()) {
-    auto key = load_campaign_key(id);
+    auto key = load_campaign_key(id, dir);
     if (!key) return make_error(fmt::format("cannot add to {}: {}", log_file.string(), key.error().message));
-    record["signature"] = record_signature(*key, record);
+    record["signature"] = record_signature(key->key, record);
   }
   return append_record(log_file, record);
 }
@@ -449,9 +452,9 @@ std::optional<CampaignConfig> last_accepted_config(const fs::path& dir) {
   if (!log) return std::nullopt;
   std::optional<std::string> key;
   if (const std::string id = campaign_id_of(log->records); !id.empty()) {
-    auto loaded = load_campaign_key(id);
+    auto loaded = load_campaign_key(id, dir);
     if (!loaded) return std::nullopt;
-    key = *loaded;
+    key = loaded->key;
   }
   for (auto it = log->records.rbegin(); it != log->records.rend(); ++it) {
     const std::string type = text_field(it->value, "type");
@@ -467,7 +470,7 @@ std::optional<CampaignConfig> last_accepted_config(const fs::path& dir) {
 
 Result<LogContents> Campaign::read_log() const {
   auto log = read_records(log_path());
-  if (log && key_) set_aside_unsigned(*log, *key_);
+  if (log && key_) set_aside_unsigned(*log, key_->key);
   return log;
 }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/utc_time.hpp"
@@ -412,6 +413,12 @@ json campaign_status(const Campaign& campaign, const LogContents& log) {
   json damaged = json::array();
   for (const auto& d : log.damaged) damaged.push_back({{"line", d.line}, {"reason", d.reason}});
   status["damaged_lines"] = damaged;
+  // Whether the records could be verified here, with which key, and what that key's place means for them.
+  const auto place = campaign.key_place();
+  status["signatures"] = {{"verified", place.has_value()},
+                          {"key", place ? json(std::string(key_place_name(*place))) : json()},
+                          {"note", campaign.key_kept_in_campaign() ? std::string(kKeyInCampaignNote)
+                                                                   : campaign.signature_problem()}};
   return status;
 }
 

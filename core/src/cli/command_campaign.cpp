@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/util/shell.hpp"
@@ -38,6 +39,7 @@ struct InitArgs {
   std::string plugin_id, set, goal = kDefaultGoal, peer, questions = "on";
   fs::path seed_file;
   std::vector<std::string> scenarios, packs;
+  bool key_in_campaign = false;
 };
 
 int run_init(const GlobalOptions& options, const InitArgs& args) {
@@ -57,6 +59,7 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   request.questions = args.questions == "on";
   request.seed_file = args.seed_file;
   request.packs = args.packs;
+  request.key_place = args.key_in_campaign ? KeyPlace::kCampaignFolder : KeyPlace::kUserFolder;
   auto outcome = app::campaign_init(options, request, *exe);
   if (!outcome) return fail(options, kExitUsage, "ERROR", outcome.error().message);
   if (options.json) {
@@ -78,6 +81,8 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md CONTRACT.md include/ .claude/ .codex/ .mcp.json\n",
                            config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
   for (const auto& k : outcome->kept_existing_files) std::cout << fmt::format("  kept your existing {}\n", k);
+  std::cout << fmt::format("  signing key {}\n", outcome->key_file.string());
+  if (outcome->key_place == KeyPlace::kCampaignFolder) std::cout << fmt::format("  note: {}\n", kKeyInCampaignNote);
   std::cout << "next: cd into it and start your agent, or `kseek run` it\n";
   return kExitOk;
 }
@@ -112,6 +117,10 @@ void print_status(const json& s) {
   for (const auto& e : s.value("open_events", json::array())) {
     std::cout << fmt::format("open event {}: {}\n", e.value("event", ""), e.value("detail", ""));
   }
+  // Said once, where the records are verified with a key kept in the campaign folder: what its signatures can show.
+  if (const json& sig = s.value("signatures", json::object()); sig.value("key", json()) == "in-campaign") {
+    std::cout << fmt::format("signatures: {}\n", sig.value("note", ""));
+  }
   for (const auto& d : s.value("damaged_lines", json::array())) {
     std::cout << fmt::format("warning: log line {} is damaged ({}); it is not a record\n", d.value("line", 0),
                              d.value("reason", ""));
@@ -142,6 +151,9 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
     c->add_option("--peer", args->peer, "Another implementation exists (name it): enables those questions");
     c->add_option("--questions", args->questions, "on, or off for a control campaign without questions")->capture_default_str();
     c->add_option("--packs", args->packs, "Question pack ids (default: built-in packs and the plugin's)")->delimiter(',');
+    c->add_flag("--key-in-campaign", args->key_in_campaign,
+                "Keep the signing key in DIR/.kseek-key/ so it travels with the folder: signatures then guard against "
+                "accidents, not forgery (docs/campaigns.md)");
     c->callback([&options, &exit_code, args] { exit_code = run_init(options, *args); });
   }
   auto dir = std::make_shared<fs::path>();

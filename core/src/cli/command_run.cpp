@@ -102,8 +102,12 @@ Result<AgentSpec> agent_spec(const RunArgs& args) {
 }
 
 // Writes the hook and MCP settings the agent gets on its command line; returns the flags that pass them.
-Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::path& dir, const fs::path& run_dir,
+Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const Campaign& campaign, const fs::path& run_dir,
                                             Baseline& baseline) {
+  const fs::path& dir = campaign.dir();
+  // A campaign whose key was not found here is registered as one with a per-user key: the server is told where
+  // kseek looked, and says so if it is not there either.
+  const KeyPlace key_place = campaign.key_place().value_or(KeyPlace::kUserFolder);
   auto self = self_executable();
   if (!self) return self.error();
   const fs::path& exe = *self;
@@ -116,7 +120,7 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::pat
   if (spec.kind == AgentKind::kClaude) {
     const fs::path settings = run_dir / "claude-settings.json", mcp = run_dir / "claude-mcp.json";
     if (auto w = write(settings, app::hook_settings(exe, dir, "claude")); !w) return w.error();
-    if (auto w = write(mcp, app::mcp_registration(exe, dir)); !w) return w.error();
+    if (auto w = write(mcp, app::mcp_registration(exe, dir, key_place)); !w) return w.error();
     // --settings and --mcp-config work with and without --bare (which skips project settings); bypassPermissions
     // (the documented name of --dangerously-skip-permissions) because no person answers prompts in a -p run.
     return std::vector<std::string>{"--print", "--settings", settings.string(), "--mcp-config", mcp.string(),
@@ -124,7 +128,7 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const fs::pat
   }
   if (spec.kind == AgentKind::kCodex) {
     const json hooks = app::hook_settings(exe, dir, "codex");
-    const json server = app::codex_mcp_server(exe, dir);
+    const json server = app::codex_mcp_server(exe, dir, key_place);
     // Kept beside the session logs so a person can see exactly what Codex was given.
     if (auto w = write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}}); !w) {
       return w.error();
@@ -283,7 +287,7 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
   if (ec) return fail(options, kExitUsage, "ERROR", fmt::format("cannot create {}: {}", run_dir.string(), ec.message()));
 
   Baseline baseline;
-  auto flags = host_flags(*spec, dir, run_dir, baseline);
+  auto flags = host_flags(*spec, campaign, run_dir, baseline);
   if (!flags) return fail(options, kExitUsage, "ERROR", flags.error().message);
   auto command_for = [&](const std::string& prompt) {
     std::vector<std::string> argv = spec->base;
@@ -392,7 +396,7 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     const fs::path output_file = run_dir / fmt::format("session-{:03}.log", session);
     if (auto w = write_file_atomically(prompt_file, prompt); !w) return finish("error", kExitUsage, w.error().message);
     // Rewritten for every session: what the agent may have changed is restored (and a change is caught below).
-    if (auto f = host_flags(*spec, dir, run_dir, baseline); !f) return finish("error", kExitUsage, f.error().message);
+    if (auto f = host_flags(*spec, campaign, run_dir, baseline); !f) return finish("error", kExitUsage, f.error().message);
 
     AgentLaunch launch;
     launch.argv = command_for(prompt);

@@ -340,10 +340,14 @@ Result<ReportModel> build_report_model(const fs::path& dir) {
   auto log = read_records(log_file);
   if (!log) return make_error("reading the campaign log failed: " + log.error().message);
   // The same rule as every campaign command: in a signed campaign, what kseek did not sign is not a record. Where the
-  // key is not on this machine, nothing can be verified, and the page says so.
+  // key is not on this machine, nothing can be verified, and the page says so; where it is kept in the campaign
+  // folder, the page says what its signatures can and cannot show.
   if (const std::string id = campaign_id_of(log->records); !id.empty()) {
-    if (auto key = load_campaign_key(id)) {
-      set_aside_unsigned(*log, *key);
+    if (auto key = load_campaign_key(id, dir)) {
+      set_aside_unsigned(*log, key->key);
+      if (key->place == KeyPlace::kCampaignFolder) {
+        model.warnings.push_back({".kseek-key/", std::string(kKeyInCampaignNote)});
+      }
     } else {
       model.warnings.push_back({".kseek/log.jsonl", "the records cannot be verified on this machine (" +
                                                         key.error().message + "): the page shows them as written"});

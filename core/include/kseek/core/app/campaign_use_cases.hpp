@@ -15,6 +15,7 @@
 #include "kseek/core/app/campaign_pack_choice.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/campaign/claim_classifier.hpp"
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/sdk/result.hpp"
 
 namespace kseek::app {
@@ -30,6 +31,9 @@ struct InitRequest {
   bool questions = true;       // false: a control campaign
   std::filesystem::path seed_file;  // empty: start from the plugin's seed
   std::vector<std::string> packs;   // empty: built-in packs, the plugin's own and the installed ones that fit
+  // kCampaignFolder (`--key-in-campaign`): the signing key in DIR/.kseek-key/, travelling with the folder; its
+  // signatures then guard against accidents, not forgery (record_signature.hpp).
+  KeyPlace key_place = KeyPlace::kUserFolder;
 };
 
 struct InitOutcome {
@@ -38,6 +42,8 @@ struct InitOutcome {
   std::size_t scenarios = 0;
   std::vector<std::string> kept_existing_files;  // a person's files the agent files did not overwrite
   PackChoice packs;                               // which installed packs were taken or left out, and why
+  KeyPlace key_place = KeyPlace::kUserFolder;      // where the signing key was made
+  std::filesystem::path key_file;
 };
 
 // A question chosen for an event and logged (the log's `question` line, as written).

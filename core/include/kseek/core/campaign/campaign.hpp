@@ -7,6 +7,7 @@
 //   DIR/.kseek/log.jsonl           the log: one record per line, `<sha256> <json>` (record_log.hpp)
 //   DIR/.kseek/evaluations/NNNN.json  full `kseek.eval/1` records; the log entry holds each file's sha256
 //   DIR/.kseek/campaign.lock       flock'ed around every read-decide-append step (CampaignLock)
+//   DIR/.kseek-key/<id>.key        the signing key, only in a campaign made with it (record_signature.hpp, two modes)
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/campaign/record_log.hpp"
+#include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/util/utc_time.hpp"
 #include "kseek/sdk/result.hpp"
 
@@ -123,10 +125,12 @@ class Campaign {
   // has the hash the log recorded; a mismatch is an error that says what to do.
   static Result<Campaign> open(const std::filesystem::path& dir, bool search_up = true);
 
-  // Creates DIR's files: campaign.json, the candidate, .kseek/log.jsonl with an `init` record. DIR may exist
-  // but must not already hold a campaign.
+  // Creates DIR's files: campaign.json, the candidate, .kseek/log.jsonl with an `init` record, and the signing key
+  // where `key_place` says (KeyPlace::kCampaignFolder: DIR/.kseek-key/). DIR may exist but must not already hold a
+  // campaign.
   static Result<Campaign> create(const std::filesystem::path& dir, const CampaignConfig& config,
-                                 std::string_view candidate_text, std::string_view seed_sha256);
+                                 std::string_view candidate_text, std::string_view seed_sha256,
+                                 KeyPlace key_place = KeyPlace::kUserFolder);
 
   const std::filesystem::path& dir() const { return dir_; }
   const CampaignConfig& config() const { return config_; }
@@ -161,13 +165,20 @@ class Campaign {
   bool signs_records() const { return !id_.empty(); }
   // Why records cannot be verified here (empty when they can).
   const std::string& signature_problem() const { return signature_problem_; }
+  // True when the key was found in the campaign's own .kseek-key/ (not in the per-user folder): its signatures guard
+  // against accidents only, and whatever reports verification says so (kKeyInCampaignNote).
+  bool key_kept_in_campaign() const { return key_ && key_->place == KeyPlace::kCampaignFolder; }
+  // Where the key was found; nothing when it was not (signature_problem() says why).
+  std::optional<KeyPlace> key_place() const { return key_ ? std::optional<KeyPlace>(key_->place) : std::nullopt; }
+  // The key file it was read from (empty when it was not found).
+  std::filesystem::path key_file() const { return key_ ? key_->file : std::filesystem::path(); }
 
  private:
   Campaign(std::filesystem::path dir, CampaignConfig config) : dir_(std::move(dir)), config_(std::move(config)) {}
   std::filesystem::path dir_;
   CampaignConfig config_;
   std::string id_;                 // from the init record; empty for campaigns made before signatures
-  std::optional<std::string> key_;  // the signing key, when this machine holds it
+  std::optional<CampaignKey> key_;  // the signing key and where it was found, when this machine holds it
   std::string signature_problem_;
 };
 
