@@ -185,6 +185,38 @@ TEST(OperatorPlugin, KernelsReceiveTheProblemWithTheBuffersOfTheirCall) {
   EXPECT_EQ(host.synchronized, 2);
 }
 
+// The worker hands fill_inputs and compute_reference the input set, whose output entries are empty (scenario_runner
+// allocates outputs apart, with guards). The GEMM example failed every scenario on an H200 with "tensor 'c': buffer of
+// 0 bytes at address 0" while its CPU tests passed: they had given the outputs a buffer.
+TEST(OperatorPlugin, OutputsAbsentFromTheInputSetAreBoundAsNull) {
+  const ToyPlugin plugin(all_files());
+  auto layout = plugin.workload_layout(*plugin.scenario_from_name("n=100"));
+  ASSERT_TRUE(layout);
+  RecordingHost host;
+  const std::vector<DeviceBuffer> input_set = {{0x1000, 400}, {}};  // x, then the output y as the worker gives it
+  auto filled = plugin.fill_inputs(host, *layout, input_set, 7);
+  ASSERT_TRUE(filled) << filled.error().message;
+  ASSERT_EQ(host.launches.size(), 1u);
+  const auto fill = params_as<FillArgs<ToyProblem>>(host.launches[0]);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(fill.problem.x), 0x1000u);
+  EXPECT_EQ(fill.problem.y, nullptr);
+  const std::vector<DeviceBuffer> gold = {{0x3000, 400}}, same = {{0x4000, 200}};
+  auto referenced = plugin.compute_reference(host, *layout, input_set, gold, same);
+  ASSERT_TRUE(referenced) << referenced.error().message;
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params_as<ToyProblem>(host.launches[1]).y), 0x3000u);
+  // An input is never optional, and an output that is given is still checked.
+  const std::vector<DeviceBuffer> no_x = {{}, {}};
+  auto refused = plugin.fill_inputs(host, *layout, no_x, 7);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("tensor 'x': buffer of 0 bytes at address 0"), std::string::npos)
+      << refused.error().message;
+  const std::vector<DeviceBuffer> small_y = {{0x1000, 400}, {0x2000, 100}};
+  refused = plugin.fill_inputs(host, *layout, small_y, 7);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("tensor 'y': buffer of 100 bytes, needs 200"), std::string::npos)
+      << refused.error().message;
+}
+
 TEST(OperatorPlugin, ABufferSmallerThanItsTensorIsRefusedBeforeAnyLaunch) {
   const ToyPlugin plugin(all_files());
   auto layout = plugin.workload_layout(*plugin.scenario_from_name("n=100"));

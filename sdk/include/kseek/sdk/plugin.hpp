@@ -49,13 +49,15 @@ class Plugin {
   // NVRTC service for the GPU in use; the first file is the main one, the rest are headers it includes.
   virtual std::vector<SourceFile> device_library() const = 0;
 
-  // Writes one input set into the input tensors (`tensors` is parallel to layout.tensors). Deterministic in
-  // `seed`; must produce scales and outliers that make wrong kernels fail (see docs/plugin-guide.md).
+  // Writes one input set into the input tensors (`tensors` is parallel to layout.tensors; the entries of outputs
+  // are empty: address 0, 0 bytes). Deterministic in `seed`; must produce scales and outliers that make wrong kernels
+  // fail (see docs/plugin-guide.md).
   virtual Result<void> fill_inputs(DeviceHost& host, const WorkloadLayout& layout,
                                    std::span<const DeviceBuffer> tensors, std::uint64_t seed) const = 0;
 
   // For every compared output k (in layout order): writes the fp32 reference into gold[k] (float elements)
-  // and a reference computed in the output's own precision into same_precision[k] (the output's type).
+  // and a reference computed in the output's own precision into same_precision[k] (the output's type). `tensors` is
+  // the input set, as for fill_inputs (outputs' entries empty).
   virtual Result<void> compute_reference(DeviceHost& host, const WorkloadLayout& layout,
                                          std::span<const DeviceBuffer> tensors, std::span<const DeviceBuffer> gold,
                                          std::span<const DeviceBuffer> same_precision) const = 0;
