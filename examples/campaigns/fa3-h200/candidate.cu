@@ -1,22 +1,26 @@
-// Candidate of the fa3-h200 campaign (issue 17), stages (a) and (b): today's seed plus a warp-specialised Hopper main
-// loop (wgmma + TMA + mbarrier ring + setmaxnreg, two consumer warpgroups in ping-pong) for 16-bit prefill. Device
+// Candidate of the fa3-h200 campaign (issue 17), stages (a) to (d): today's seed plus a warp-specialised Hopper main
+// loop (wgmma + TMA + mbarrier ring + setmaxnreg, two consumer warpgroups in ping-pong, persistent CTAs) for prefill. Device
 // code only, NVRTC for sm_90a: it must never include a toolkit header or CUTLASS/CuTe, launch from the device, or
 // touch memory outside the buffers AttentionProblem describes.
 //
 // STATUS (H200, 2026-12-02): every case-study row it takes PASSED (evaluations 2 and 3 of the campaign, and the
-// drafts' runs in NOTES.md). Every scenario the new path declines takes the seed's kernels and plan unchanged.
+// drafts' runs in NOTES.md); the d192/dv128 and fp8 kernels are new since evaluation 3. Every scenario the new path declines takes the seed's kernels and plan unchanged.
 //
 // Case-study scenarios (kseek scenarios --plugin attention.fa3 --set case-study) that take the new path, by
-// ws::make_ws_plan's rules (16-bit, d == dv with d in [64, 256] and a multiple of 8, no q_v or spans, softcap only on
-// the d256 kernels, max_seqlen_q >= 128, >= 64 query rows per sequence on average, a grid of at least one CTA per SM,
-// TMA-legal strides and pages):
+// ws::make_ws_plan's rules (16-bit; (d, dv) held by a kernel's padded dims with less than 64 columns to spare, d and
+// dv >= 64 and multiples of 8; no q_v or spans; softcap only on the d256 kernels; max_seqlen_q >= 128, >= 64 query
+// rows per sequence on average, a grid of at least one CTA per SM, TMA-legal strides and pages):
 //   H01-H04, H26  bf16/fp16 d128 causal, paged, GQA/MHA/MQA, varlen (H02) -> kseek_fa3_ws_{bf16,fp16}_d128
 //   H05, H06      bf16 d64 causal with sinks; H06 with a 128-key window  -> kseek_fa3_ws_bf16_d64
 //   H07, H08      bf16 d256 causal, softcap 50; H08 with a 4096-key window -> kseek_fa3_ws_bf16_d256
 //   H09           bf16 d128 causal, 4096-key window                       -> kseek_fa3_ws_bf16_d128
 //   H10, H23      bf16 d96 causal / d80 non-causal varlen: the d128 kernel, TMA zero-fills the padded channels
+//   H11           bf16 d192 / dv128 causal (MLA-style), non-paged           -> kseek_fa3_ws_bf16_d192_dv128
+//   H12, H13      fp8 d128 causal, GQA 4; fp8 d256 causal with softcap: TMA brings raw e4m3 K/V rows, three
+//                 producer-side warps widen them (and Q, from global memory) exactly to fp16 slabs, and the fp16
+//                 main loop runs with the descales folded in -> kseek_fa3_ws_fp8_d128, kseek_fa3_ws_fp8_d256
 //   H24           fp16 d64 non-causal, non-paged, 64 x 1500                -> kseek_fa3_ws_fp16_d64 (OOB tail)
-// Declined (seed unchanged): H11 d192/dv128, H12/H13 fp8, H14-H21 and H25 decode/mixed (few rows per sequence), H22
+// Declined (seed unchanged): H14-H21 and H25 decode/mixed (few rows per sequence), H22
 // (suffix is decode; the prefix call, 256 x 32768, has a grid of 64 CTAs and stays on the seed's split-KV).
 //
 // Assumptions the GPU runs confirmed (keep them in mind when changing the layouts): the P V wgmma reads V MN-major
@@ -1091,13 +1095,20 @@ constexpr int kWGThreads = 128;
 constexpr int kThreads = kWGThreads * (1 + kConsumerWGs);  // 384: producer warpgroup + two consumer warpgroups
 constexpr int kRowsPerWG = 64;                             // wgmma M
 constexpr int kBM = kRowsPerWG * kConsumerWGs;             // query rows per CTA
-constexpr int kProducerRegs = 24;
-constexpr int kConsumerRegs = 240;
+// setmaxnreg budgets (the producer warpgroup's dec must cover the consumers' inc, see Config). The persistent
+// producer keeps its schedule state (item, ring position, work bounds) in registers: at 24 it spilled 48 bytes
+// (ptxas, d128), at 40 none, which leaves the consumers 232. The d192 and d256 consumers spill at 232 (52 and more
+// bytes), so their producer stays at 24 and spills instead (local memory, once per item, off the consumers' path).
+constexpr int kProducerRegs = 40;      // the TMA warp's warpgroup (and fp8's converter warps), d <= 128
+constexpr int kConsumerRegs = 232;     // d <= 128
+constexpr int kProducerRegsWide = 24;  // d192, d256
+constexpr int kConsumerRegsWide = 240;  // d192, d256
+constexpr int kLaunchRegs = 168;       // per thread at launch: 65536 / 384 rounded down to a multiple of 8
+constexpr int kConverterThreads = 96;  // fp8: warps 1-3 of the producer warpgroup widen the TMA'd bytes into the slabs
 constexpr int kConsumerWarps = kConsumerWGs * kWGThreads / 32;  // arrivals that release a ring slot
 constexpr int kSwizzleCols = 64;                                // 16-bit elements in one 128-byte swizzle row
 constexpr int kSwizzleAtomBytes = 1024;                         // 8 rows x 128 B: the 128B-swizzle repeat
-static_assert(kWGThreads * kProducerRegs + kConsumerWGs * kWGThreads * kConsumerRegs <= 65536,
-              "setmaxnreg budget: the register file of one SM (PTX ISA setmaxnreg; an over-ask hangs in inc)");
+static_assert(kLaunchRegs * kThreads <= 65536 && kLaunchRegs % 8 == 0, "the launch register count of 384 threads");
 static_assert(kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0 && kProducerRegs >= 24 && kConsumerRegs <= 256,
               "setmaxnreg counts are multiples of 8 in [24, 256]");
 static_assert(65536 / kThreads >= 168, "the launch register count (<= 65536 / 384) must cover the producer's dec");
@@ -1112,26 +1123,46 @@ constexpr bool kPvPerHalf = false;
 constexpr bool kPingPong = true;
 constexpr u32 kTurnBarrier = 1;  // ids 1 and 2 (0 is __syncthreads)
 
-// kD_: head dim (== dv). kBN_: keys per tile (the S wgmma N). kStages_: K/V ring depth. kF16_: fp16 (else bf16).
-// kCap_: the kernel applies a softcap when the problem has one (else the plan declines softcapped problems for it):
-// the tanh in the d128 loop cost 8-16 bytes of spills (ptxas, 168/240 registers), so only the d256 kernels carry it.
-template <int kD_, int kBN_, int kStages_, bool kF16_, bool kCap_>
+// kD_: Q/K head dim. kDV_: V/O head dim. kBN_: keys per tile (the S wgmma N). kStages_: K/V ring depth. kF16_: fp16
+// (else bf16). kCap_: the kernel applies a softcap when the problem has one (else the plan declines softcapped
+// problems for it): the tanh in the d128 loop cost 8-16 bytes of spills (ptxas, 168/240 registers), so only the d256
+// kernels carry it.
+// kFp8_: Q/K/V are e4m3 with descales; TMA brings the raw bytes and three producer-side warps widen them (exactly)
+// into the fp16 slabs the wgmmas read, so the main loop is the fp16 one (kF16_ must be 1).
+template <int kD_, int kDV_, int kBN_, int kStages_, bool kF16_, bool kCap_, bool kFp8_>
 struct Config {
   static constexpr bool kCap = kCap_;
+  static constexpr bool kFp8 = kFp8_;
+  static constexpr bool kWide = kD_ > 128;
+  static constexpr int kProducerRegs =
+      kWide ? ::kseek::plugins::attention_fa3::seed::ws::kProducerRegsWide : ::kseek::plugins::attention_fa3::seed::ws::kProducerRegs;
+  static constexpr int kConsumerRegs =
+      kWide ? ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegsWide : ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegs;
+  // setmaxnreg.inc draws on the registers the CTA's dec released, not on the SM's free registers: the CTA keeps the
+  // 384 x kLaunchRegs it launched with. The first fp8 draft (converters at 32, consumers at 240) asked 1,024 registers
+  // more than the dec released, and its consumers waited in inc forever (H200, 2026-12-02: H12 TIMEOUT).
+  static_assert(kWGThreads * (kLaunchRegs - kProducerRegs) >= kConsumerWGs * kWGThreads * (kConsumerRegs - kLaunchRegs),
+                "setmaxnreg: the consumers' inc must be covered by the producer warpgroup's dec");
   static constexpr int kD = kD_;
+  static constexpr int kDV = kDV_;
   static constexpr int kBN = kBN_;
   static constexpr int kStages = kStages_;
   static constexpr bool kF16 = kF16_;
-  static constexpr int kHalves = kD_ / kSwizzleCols;  // 64-column slabs of Q, K and V (one TMA box column each)
-  static constexpr int kSRegs = kBN_ / 2;             // f32 S accumulator registers per thread (m64 x kBN)
-  static constexpr int kORegs = kD_ / 2;              // f32 O accumulator registers per thread (m64 x d)
-  static constexpr int kPSteps = kBN_ / 16;           // k16 steps of P V (each holds 4 packed registers of P)
-  static constexpr u32 kQBytes = kBM * kD_ * 2;       // one Q tile, every byte counted by complete_tx
-  static constexpr u32 kKVBytes = kBN_ * kD_ * 2;     // one K (or V) tile
-  static_assert(kD_ == 64 || kD_ == 128 || kD_ == 256, "wgmma N for P V is d: the wrappers cover 64, 128, 256");
+  static constexpr int kHalves = kD_ / kSwizzleCols;    // 64-column slabs of Q and K (one TMA box column each)
+  static constexpr int kHalvesV = kDV_ / kSwizzleCols;  // 64-column slabs of V
+  static constexpr int kSRegs = kBN_ / 2;               // f32 S accumulator registers per thread (m64 x kBN)
+  static constexpr int kORegs = kDV_ / 2;               // f32 O accumulator registers per thread (m64 x dv)
+  static constexpr int kPSteps = kBN_ / 16;             // k16 steps of P V (each holds 4 packed registers of P)
+  static constexpr u32 kQBytes = kBM * kD_ * 2;         // one Q tile, every byte counted by complete_tx
+  static constexpr u32 kKBytes = kBN_ * kD_ * 2;        // one K tile
+  static constexpr u32 kVBytes = kBN_ * kDV_ * 2;       // one V tile
+  static_assert(kD_ % kSwizzleCols == 0 && kD_ <= 256, "Q/K in whole 64-column slabs");
+  static_assert(kDV_ == 64 || kDV_ == 128 || kDV_ == 256, "wgmma N for P V is dv: the wrappers cover 64, 128, 256");
   static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
   static_assert(kBN_ % 8 == 0 && kBN_ <= 256, "a TMA box is at most 256 rows; 8-row swizzle atoms");
   static_assert(kStages_ >= 2, "one tile lands while another is consumed");
+  static_assert(!kFp8_ || kF16_, "fp8 widens exactly to fp16");
+  static_assert(!kFp8_ || (kD_ % 16 == 0 && kDV_ % 16 == 0), "fp8 rows widen 16 bytes at a time");
 };
 
 // One CTA's shared memory. Every operand slab is [rows][64] 16-bit elements written by TMA with 128B swizzle
@@ -1140,12 +1171,24 @@ template <class C>
 struct alignas(1024) Smem {
   alignas(1024) u16 q[C::kHalves][kBM][kSwizzleCols];                 // [d/64, BM rows, 64] Q of one head
   alignas(1024) u16 k[C::kStages][C::kHalves][C::kBN][kSwizzleCols];  // [stages, d/64, BN keys, 64] K ring
-  alignas(1024) u16 v[C::kStages][C::kHalves][C::kBN][kSwizzleCols];  // [stages, d/64, BN keys, 64] V ring
+  alignas(1024) u16 v[C::kStages][C::kHalvesV][C::kBN][kSwizzleCols];  // [stages, dv/64, BN keys, 64] V ring
   alignas(8) u64 full_q;                // Q landed (tx-count barrier, one producer arrival)
   alignas(8) u64 full_k[C::kStages];    // K tile of a slot landed
   alignas(8) u64 full_v[C::kStages];    // V tile of a slot landed
   alignas(8) u64 empty_k[C::kStages];   // every consumer warp's S wgmma finished reading a slot's K
   alignas(8) u64 empty_v[C::kStages];   // every consumer warp's P V wgmma finished reading a slot's V
+  // fp8 only (one row otherwise): the raw K/V bytes TMA writes, row-major and unswizzled, one tile deep; the converter
+  // threads widen them into k / v above (and Q straight from global memory into q: no room for a raw Q at d256).
+  alignas(128) u8 k_raw[C::kFp8 ? C::kBN : 1][C::kD];
+  alignas(128) u8 v_raw[C::kFp8 ? C::kBN : 1][C::kDV];
+  alignas(8) u64 raw_k_full, raw_v_full;    // TMA landed raw bytes (tx-count, one producer arrival)
+  alignas(8) u64 raw_k_empty, raw_v_empty;  // every converter thread has read a raw tile
+  // Persistent schedule: Q is reloaded per work item once every consumer warp's last S wgmma of the previous item
+  // retired; the producer publishes item numbers through a two-slot ring.
+  alignas(8) u64 empty_q;        // every consumer warp's last S wgmma of an item retired: Q may be replaced
+  alignas(8) u64 work_full[2];   // the producer published work[slot]
+  alignas(8) u64 work_empty[2];  // every reader (consumer warps; fp8: converter warps) took work[slot]
+  int work[2];                   // item numbers; >= Schedule::items means there is no more work
 };
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -1223,6 +1266,18 @@ __device__ __forceinline__ void named_bar_sync(u32 id, u32 count) {
 __device__ __forceinline__ void named_bar_arrive(u32 id, u32 count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
+
+// PTX ISA: atom (#parallel-synchronization-and-communication-instructions-atom): add 1, return the old value (relaxed,
+// gpu scope: the counter only hands out numbers; the items' data are ordered by the mbarriers).
+__device__ __forceinline__ int atomic_take(int* counter) {
+  int old;
+  asm volatile("atom.global.add.s32 %0, [%1], 1;\n" : "=r"(old) : "l"(reinterpret_cast<u64>(counter)) : "memory");
+  return old;
+}
+
+// PTX ISA: fence.proxy.async (#parallel-synchronization-and-communication-instructions-membar): this thread's
+// generic-proxy shared-memory writes become visible to the async proxy (the wgmmas that read the widened fp8 slabs).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 // PTX ISA: wgmma.fence (#asynchronous-warpgroup-level-matrix-instructions-wgmma-fence): orders this warpgroup's
 // register writes (O rescale, P packing) before the wgmma that reads them.
@@ -1378,63 +1433,224 @@ struct Work {
 __device__ __forceinline__ int row_key_begin(int i, const Work& w) { return visible_lo(i, w.shift, w.wl); }
 __device__ __forceinline__ int row_key_end(int i, const Work& w) { return visible_hi(i, w.shift, w.wr, w.sk); }
 
+// The persistent schedule (FlashAttention-3, section 3.1's persistent kernel): one CTA per SM takes work items (128
+// query rows of one head of one sequence) until none is left, so one item's Q load, first K/V tiles and pipeline
+// fill run under the previous item's last P V and epilogue, and the CTA's launch, barrier set-up and register
+// reallocation are paid once. Items are numbered as the earlier one-CTA-per-item grid was: m blocks fastest,
+// heaviest (longest causal key range) first, then query heads, then sequences. The ~one item per SM in flight at a time
+// are then the m blocks of a few heads, which read the same K/V tiles (L2 reuse; ordering the heaviest blocks of
+// all heads first would put 132 different heads' K/V in flight, more than HBM can feed at full rate for MHA).
+// Numbers come from an atomic counter in the zeroed workspace, so the hardware's dynamic balance is kept: a CTA that
+// finishes early takes the next number.
+struct Schedule {
+  int m_blocks;  // 128-row blocks of the longest sequence
+  int items;     // m_blocks x heads x sequences
+};
+__device__ __forceinline__ Schedule schedule_of(const AttentionProblem& pr) {
+  Schedule s;
+  s.m_blocks = (pr.max_seqlen_q + kBM - 1) / kBM;
+  s.items = s.m_blocks * pr.num_heads_q * pr.batch;
+  return s;
+}
+
+// The work of item `idx`; false when its rows lie past its sequence (varlen), which the producer skips.
+template <class C>
+__device__ __forceinline__ bool make_work(const AttentionProblem& pr, const Schedule& sc, int idx, Work& w) {
+  const int hb = idx / sc.m_blocks, m_rank = idx - hb * sc.m_blocks;
+  w.b = hb / pr.num_heads_q;
+  w.h = hb - w.b * pr.num_heads_q;
+  const int group = pr.num_heads_q / pr.num_heads_kv;
+  w.kvh = w.h / group;
+  w.q_start = pr.cu_seqlens_q[w.b];
+  w.sq = pr.cu_seqlens_q[w.b + 1] - w.q_start;
+  w.row0 = (sc.m_blocks - 1 - m_rank) * kBM;  // causal: the longest key ranges start first
+  if (w.row0 >= w.sq) return false;
+  w.sk = pr.seqused_k ? pr.seqused_k[w.b] : pr.cu_seqlens_k[w.b + 1] - pr.cu_seqlens_k[w.b];
+  w.k_start = pr.paged ? 0 : pr.cu_seqlens_k[w.b];
+  w.shift = w.sk - w.sq;
+  w.wl = pr.window_left;
+  w.wr = pr.causal ? 0 : pr.window_right;
+  const int last_row = (w.row0 + kBM < w.sq ? w.row0 + kBM : w.sq) - 1;
+  // Block skipping: nothing past the last row's end (causal) or before the first row's begin (window).
+  const int key_begin = row_key_begin(w.row0, w);
+  const int key_end = row_key_end(last_row, w);
+  w.t_first = key_begin / C::kBN;
+  w.n_tiles = key_end > key_begin ? (key_end + C::kBN - 1) / C::kBN - w.t_first : 0;
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------------------------------
 // Producer: one warp. Lane 0 arms each barrier with the bytes of its tile; the lanes then issue the boxes (paged: one
 // lane per page slice of the tile, each looking up its own block_table entry).
 // ---------------------------------------------------------------------------------------------------------------------
-template <class C>
-__device__ __forceinline__ void load_kv_tile(u16 (&dst)[C::kHalves][C::kBN][kSwizzleCols], const void* map, u32 full,
+template <class C, int kSlabs>
+__device__ __forceinline__ void load_kv_tile(u16 (&dst)[kSlabs][C::kBN][kSwizzleCols], const void* map, u32 full,
                                              u32 empty, int t, int round, const Work& w, bool paged, int row,
                                              int boxes, int rpb, int in_page, int page) {
+  constexpr u32 kBytes = static_cast<u32>(kSlabs) * C::kBN * kSwizzleCols * 2;
   const int lane = threadIdx.x & 31;
   // WAR on the ring slot: every consumer warp has finished reading round - 1 of this slot before TMA overwrites it
   // (their releases completed phase round - 1 of `empty`).
   if (t >= C::kStages) mbar_wait(empty, static_cast<u32>((round - 1) & 1));
-  if (lane == 0) mbar_arrive_expect_tx(full, C::kKVBytes);
+  if (lane == 0) mbar_arrive_expect_tx(full, kBytes);
   __syncwarp();  // the barrier is armed (arrival + expected bytes) before any lane's box can complete on it
   if (paged) {  // one lane per page slice of the tile
     if (lane < boxes) {
 #pragma unroll
-      for (int hf = 0; hf < C::kHalves; ++hf) {
+      for (int hf = 0; hf < kSlabs; ++hf) {
         tma_load_4d(smem_u32(&dst[hf][lane * rpb][0]), map, full, hf * kSwizzleCols, w.kvh, in_page, page);
       }
     }
   } else if (lane == 0) {
 #pragma unroll
-    for (int hf = 0; hf < C::kHalves; ++hf) {
+    for (int hf = 0; hf < kSlabs; ++hf) {
       tma_load_3d(smem_u32(&dst[hf][0][0]), map, full, hf * kSwizzleCols, w.kvh, row);
     }
   }
 }
 
+// The producer warp draws item numbers until one has rows (lane 0 draws, the warp agrees) and publishes it in slot
+// j % 2 once every reader took the item two before; a number >= items tells every reader to stop.
 template <class C>
-__device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Work& w) {
-  const AttentionProblem& pr = args.problem;
+__device__ __forceinline__ int next_item(const Args& args, const Schedule& sc, Smem<C>& sm, int j, Work& w) {
   const int lane = threadIdx.x & 31;
-  const void* map_q = &args.tensor_maps[0];  // Q [d, hq, total_q], box {64, 1, BM}
-  const void* map_k = &args.tensor_maps[1];  // K [d, hkv, total_k] box {64, 1, BN}, or [d, hkv, bs, nb] box {64, 1, rpb, 1}
-  const void* map_v = &args.tensor_maps[2];  // V, as K
+  int idx = 0;
+  do {
+    if (lane == 0) idx = atomic_take(static_cast<int*>(args.workspace));
+    idx = __shfl_sync(0xffffffffu, idx, 0);
+  } while (idx < sc.items && !make_work<C>(args.problem, sc, idx, w));
+  const int slot = j & 1;
+  if (j >= 2) mbar_wait(smem_u32(&sm.work_empty[slot]), static_cast<u32>(((j >> 1) - 1) & 1));
   if (lane == 0) {
-    prefetch_tensor_map(map_q);
-    prefetch_tensor_map(map_k);
-    prefetch_tensor_map(map_v);
-    mbar_arrive_expect_tx(smem_u32(&sm.full_q), C::kQBytes);
+    sm.work[slot] = idx;
+    mbar_arrive(smem_u32(&sm.work_full[slot]));  // release: the store above is seen by whoever waits on the phase
+  }
+  __syncwarp();
+  return idx;
+}
+
+// A reader warp (consumer or converter) takes item j: every lane reads the slot, then lane 0 releases it.
+template <class C>
+__device__ __forceinline__ int take_item(Smem<C>& sm, int j) {
+  const int slot = j & 1;
+  mbar_wait(smem_u32(&sm.work_full[slot]), static_cast<u32>((j >> 1) & 1));
+  const int idx = *static_cast<volatile int*>(&sm.work[slot]);
+  __syncwarp();
+  if ((threadIdx.x & 31) == 0) mbar_arrive(smem_u32(&sm.work_empty[slot]));
+  return idx;
+}
+
+// fp8: TMA brings the raw rows of one K or V tile (box {d, 1, rows}, no swizzle) into the one-deep raw buffer once the
+// converter warps have read the previous tile out of it.
+template <class C, int kCols>
+__device__ __forceinline__ void load_raw_tile(u8 (&dst)[C::kBN][kCols], const void* map, u32 full, u32 empty, int t,
+                                              const Work& w, bool paged, int row, int boxes, int rpb, int in_page,
+                                              int page) {
+  const int lane = threadIdx.x & 31;
+  if (t >= 1) mbar_wait(empty, static_cast<u32>((t - 1) & 1));  // WAR: the converters read tile t - 1 out of it
+  if (lane == 0) mbar_arrive_expect_tx(full, static_cast<u32>(C::kBN * kCols));
+  __syncwarp();
+  if (paged) {
+    if (lane < boxes) tma_load_4d(smem_u32(&dst[lane * rpb][0]), map, full, 0, w.kvh, in_page, page);
+  } else if (lane == 0) {
+    tma_load_3d(smem_u32(&dst[0][0]), map, full, 0, w.kvh, row);
+  }
+}
+
+// fp8: 16 e4m3 bytes of row r (16-column unit u of the raw row) -> 16 fp16 in the 128B-swizzled slab layout the TMA of
+// the 16-bit kernels writes (16-byte chunk c of a slab row r lands at chunk c ^ (r % 8)). e4m3 -> fp16 is exact.
+template <int kRows, int kCols, int kSlabs>
+__device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&slabs)[kSlabs][kRows][kSwizzleCols],
+                                           int ct) {
+  constexpr int kUnitsPerRow = kCols / 16;
+#pragma unroll 1
+  for (int idx = ct; idx < kRows * kUnitsPerRow; idx += kConverterThreads) {
+    const int r = idx / kUnitsPerRow, u = idx - r * kUnitsPerRow;
+    const uint4 bytes = *reinterpret_cast<const uint4*>(&raw[r][16 * u]);
+    const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;  // the first of two chunks
+    u8* dst_row = reinterpret_cast<u8*>(&slabs[slab][r][0]);
+    *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
+    *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
+  }
+}
+
+// fp8: the CTA's kBM query rows of head w.h, 16 bytes per load, widened into the q slabs; rows past the sequence are
+// zeros (never stored). A Q base that is not 16-byte aligned takes byte loads.
+template <class C>
+__device__ __forceinline__ void widen_q(Smem<C>& sm, const AttentionProblem& pr, const Work& w, int ct) {
+  constexpr int kUnitsPerRow = C::kD / 16;
+  const u8* q = static_cast<const u8*>(pr.q);
+  const bool vec = (reinterpret_cast<unsigned long long>(q) & 15ull) == 0;
+#pragma unroll 1
+  for (int idx = ct; idx < kBM * kUnitsPerRow; idx += kConverterThreads) {
+    const int r = idx / kUnitsPerRow, u = idx - r * kUnitsPerRow;
+    const int tok = w.row0 + r;
+    uint4 bytes = make_uint4(0u, 0u, 0u, 0u);
+    if (tok < w.sq) {
+      const u8* src = q + static_cast<i64>(w.q_start + tok) * pr.q_row_stride + static_cast<i64>(w.h) * pr.q_head_stride +
+                      16 * u;
+      if (vec) {
+        bytes = *reinterpret_cast<const uint4*>(src);
+      } else {
+        u32 word[4];
 #pragma unroll
-    for (int hf = 0; hf < C::kHalves; ++hf) {
-      tma_load_3d(smem_u32(&sm.q[hf][0][0]), map_q, smem_u32(&sm.full_q), hf * kSwizzleCols, w.h, w.q_start + w.row0);
+        for (int j = 0; j < 4; ++j)
+          word[j] = u32(src[4 * j]) | (u32(src[4 * j + 1]) << 8) | (u32(src[4 * j + 2]) << 16) | (u32(src[4 * j + 3]) << 24);
+        bytes = make_uint4(word[0], word[1], word[2], word[3]);
+      }
+    }
+    const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;
+    u8* dst_row = reinterpret_cast<u8*>(&sm.q[slab][r][0]);
+    *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
+    *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
+  }
+}
+
+// fp8: the converter threads (warps 1-3 of the producer warpgroup). Per tile: wait for the raw bytes and for the slab
+// to be free, widen, make this thread's writes visible to the async proxy (the wgmmas), then release the raw buffer
+// and publish the slab on the same full barriers the 16-bit kernels' TMA completes: every converter thread arrives
+// (kConverterThreads arrivals instead of a tx count), so no thread's writes rely on another thread's release.
+template <class C>
+__device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr, const Schedule& sc) {
+  const int ct = threadIdx.x - 32;  // 0 .. kConverterThreads - 1
+  int it = 0;                       // tiles widened so far, over all items: the ring's slot and phase
+  for (int j = 0;; ++j) {
+    const int idx = take_item(sm, j);
+    if (idx >= sc.items) break;
+    Work w;
+    make_work<C>(pr, sc, idx, w);  // true: the producer publishes only items with rows
+    if (j >= 1) mbar_wait(smem_u32(&sm.empty_q), static_cast<u32>((j - 1) & 1));  // WAR on Q: item j - 1's S retired
+    widen_q(sm, pr, w, ct);
+    fence_proxy_async();
+    mbar_arrive(smem_u32(&sm.full_q));
+    for (int t = 0; t < w.n_tiles; ++t, ++it) {
+      const int stage = it % C::kStages, round = it / C::kStages;
+      mbar_wait(smem_u32(&sm.raw_k_full), static_cast<u32>(it & 1));
+      if (it >= C::kStages) mbar_wait(smem_u32(&sm.empty_k[stage]), static_cast<u32>((round - 1) & 1));
+      widen_tile(sm.k_raw, sm.k[stage], ct);
+      fence_proxy_async();
+      mbar_arrive(smem_u32(&sm.raw_k_empty));
+      mbar_arrive(smem_u32(&sm.full_k[stage]));
+      mbar_wait(smem_u32(&sm.raw_v_full), static_cast<u32>(it & 1));
+      if (it >= C::kStages) mbar_wait(smem_u32(&sm.empty_v[stage]), static_cast<u32>((round - 1) & 1));
+      widen_tile(sm.v_raw, sm.v[stage], ct);
+      fence_proxy_async();
+      mbar_arrive(smem_u32(&sm.raw_v_empty));
+      mbar_arrive(smem_u32(&sm.full_v[stage]));
     }
   }
-  // Paged: rows per box (a page, or a tile-sized slice of a larger page) and boxes per tile; the plan asked for
-  // exactly this box. The last box that holds a key of the sequence bounds every lookup: slices past sk reload that
-  // box (finite data, masked to -inf / zero weight) instead of reading block_table past the sequence's row.
-  const int rpb = pr.paged ? (pr.block_size < C::kBN ? pr.block_size : C::kBN) : C::kBN;
-  const int boxes = C::kBN / rpb;
-  const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
-  const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
+}
 
+// The K/V tiles of one item; `it0` counts the tiles loaded before it.
+template <class C>
+__device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const AttentionProblem& pr, const void* map_k,
+                                             const void* map_v, int rpb, int boxes, int last_box_key,
+                                             const int* table_row, int it0) {
+  const int lane = threadIdx.x & 31;
   for (int t = 0; t < w.n_tiles; ++t) {
-    const int stage = t % C::kStages;
-    const int round = t / C::kStages;
+    const int it = it0 + t;
+    const int stage = it % C::kStages;
+    const int round = it / C::kStages;
     const int n = w.tile_of(t);
     int page = 0, in_page = 0;
     if (pr.paged && lane < boxes) {
@@ -1448,10 +1664,59 @@ __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Wor
     // did (end of the next iteration). One joint release made every K load wait for the P V of two tiles back, which
     // left the consumers waiting on K at the top of each iteration with a 2-deep ring.
     const int row = w.k_start + n * C::kBN;
-    load_kv_tile<C>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]), smem_u32(&sm.empty_k[stage]), t, round, w, pr.paged,
-                    row, boxes, rpb, in_page, page);
-    load_kv_tile<C>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]), smem_u32(&sm.empty_v[stage]), t, round, w, pr.paged,
-                    row, boxes, rpb, in_page, page);
+    if constexpr (C::kFp8) {
+      load_raw_tile<C>(sm.k_raw, map_k, smem_u32(&sm.raw_k_full), smem_u32(&sm.raw_k_empty), it, w, pr.paged, row,
+                       boxes, rpb, in_page, page);
+      load_raw_tile<C>(sm.v_raw, map_v, smem_u32(&sm.raw_v_full), smem_u32(&sm.raw_v_empty), it, w, pr.paged, row,
+                       boxes, rpb, in_page, page);
+      continue;
+    }
+    load_kv_tile<C>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]), smem_u32(&sm.empty_k[stage]), it, round, w,
+                    pr.paged, row, boxes, rpb, in_page, page);
+    load_kv_tile<C>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]), smem_u32(&sm.empty_v[stage]), it, round, w,
+                    pr.paged, row, boxes, rpb, in_page, page);
+  }
+}
+
+template <class C>
+__device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Schedule& sc) {
+  const AttentionProblem& pr = args.problem;
+  const int lane = threadIdx.x & 31;
+  const void* map_q = &args.tensor_maps[0];  // Q [d, hq, total_q], box {64, 1, BM}
+  const void* map_k = &args.tensor_maps[1];  // K [d, hkv, total_k] box {64, 1, BN}, or [d, hkv, bs, nb] box {64, 1, rpb, 1}
+  const void* map_v = &args.tensor_maps[2];  // V, as K
+  if (lane == 0) {
+    prefetch_tensor_map(map_q);
+    prefetch_tensor_map(map_k);
+    prefetch_tensor_map(map_v);
+  }
+  // Paged: rows per box (a page, or a tile-sized slice of a larger page) and boxes per tile; the plan asked for
+  // exactly this box.
+  const int rpb = pr.paged ? (pr.block_size < C::kBN ? pr.block_size : C::kBN) : C::kBN;
+  const int boxes = C::kBN / rpb;
+  int it = 0;  // tiles loaded so far, over all items: the ring's slot and phase
+  for (int j = 0;; ++j) {
+    Work w;
+    if (next_item<C>(args, sc, sm, j, w) >= sc.items) break;
+    if constexpr (!C::kFp8) {  // fp8: the converter threads widen Q from global memory
+      if (lane == 0) {
+        // WAR on Q: every consumer warp's last S wgmma of item j - 1 retired (its P V and epilogue may still run).
+        if (j >= 1) mbar_wait(smem_u32(&sm.empty_q), static_cast<u32>((j - 1) & 1));
+        mbar_arrive_expect_tx(smem_u32(&sm.full_q), C::kQBytes);
+#pragma unroll
+        for (int hf = 0; hf < C::kHalves; ++hf) {
+          tma_load_3d(smem_u32(&sm.q[hf][0][0]), map_q, smem_u32(&sm.full_q), hf * kSwizzleCols, w.h,
+                      w.q_start + w.row0);
+        }
+      }
+      __syncwarp();
+    }
+    // The last box that holds a key of the sequence bounds every lookup: slices past sk reload that box (finite
+    // data, masked to -inf / zero weight) instead of reading block_table past the sequence's row.
+    const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
+    const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
+    produce_item<C>(sm, w, pr, map_k, map_v, rpb, boxes, last_box_key, table_row, it);
+    it += w.n_tiles;
   }
 }
 
@@ -1481,14 +1746,14 @@ __device__ __forceinline__ void issue_pv(float (&o)[C::kORegs], const u32 (&p)[C
   for (int kk = 0; kk < C::kPSteps; ++kk) {
     if constexpr (kPvPerHalf) {
 #pragma unroll
-      for (int hf = 0; hf < C::kHalves; ++hf) {
+      for (int hf = 0; hf < C::kHalvesV; ++hf) {
         const u64 db = make_desc(smem_u32(&sm.v[stage][hf][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
         wgmma_rs<kSwizzleCols, C::kF16>(*reinterpret_cast<float(*)[kSwizzleCols / 2]>(&o[hf * (kSwizzleCols / 2)]),
                                         p[kk], db, 1u);
       }
     } else {
       const u64 db = make_desc(smem_u32(&sm.v[stage][0][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
-      wgmma_rs<C::kD, C::kF16>(o, p[kk], db, 1u);
+      wgmma_rs<C::kDV, C::kF16>(o, p[kk], db, 1u);
     }
   }
 }
@@ -1574,8 +1839,9 @@ __device__ __forceinline__ void pack_p(const float (&s)[C::kSRegs], u32 (&p)[C::
 }
 
 // Turn taking for ping-pong: wait for this warpgroup's turn to issue, and hand the turn to the other one. Both
-// warpgroups of a CTA issue the same number of batches (n_tiles + 1), so warpgroup 1's first hand-over (before its
-// first batch) and its skipped last one keep every barrier phase complete when the CTA exits.
+// warpgroups of a CTA take the same items and issue the same number of batches (n_tiles + 1 per item with keys), each
+// followed by a hand-over; warpgroup 1 also hands over once before its first batch, and warpgroup 0 takes that extra
+// turn after its last item, so every barrier phase is complete when the CTA exits.
 __device__ __forceinline__ void turn_wait(int wgc) {
   if constexpr (kPingPong) named_bar_sync(kTurnBarrier + wgc, 2 * kWGThreads);
 }
@@ -1583,16 +1849,26 @@ __device__ __forceinline__ void turn_pass(int wgc) {
   if constexpr (kPingPong) named_bar_arrive(kTurnBarrier + (wgc ^ 1), 2 * kWGThreads);
 }
 
-// Consumer warpgroup wgc (0 or 1): rows row0 + 64 wgc .. + 63 of the CTA.
+// Consumer warpgroup wgc (0 or 1), item j: rows row0 + 64 wgc .. + 63 of the item; `it0` counts the K/V tiles of the
+// CTA's earlier items (the ring's slot and phase go on from there).
 template <class C>
-__device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Work& w, int wgc) {
+__device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, const Work& w, int wgc, int j, int it0) {
   const AttentionProblem& pr = args.problem;
   const int lane = threadIdx.x & 31, warp_in_wg = (threadIdx.x >> 5) & 3;
   const int g = lane >> 2, t4 = lane & 3;
   const int tok0 = w.row0 + wgc * kRowsPerWG + warp_in_wg * 16 + g;  // this thread's rows: tok0 and tok0 + 8
+  // fp8: s carries q_descale * k_descale, O v_descale (problem.h), per (sequence, kv head).
+  float qk_descale = 1.0f, v_scale = 1.0f;
+  if constexpr (C::kFp8) {
+    const i64 di = static_cast<i64>(w.b) * pr.descale_batch_stride + static_cast<i64>(w.kvh) * pr.descale_head_stride;
+    if (pr.q_descale) qk_descale *= pr.q_descale[di];
+    if (pr.k_descale) qk_descale *= pr.k_descale[di];
+    if (pr.v_descale) v_scale = pr.v_descale[di];
+  }
+  const float scale = pr.softmax_scale * qk_descale;
   const bool use_softcap = pr.softcap > 0.0f;
-  const float cap_in = use_softcap ? pr.softmax_scale / pr.softcap : 0.0f;
-  const float exp_mult = use_softcap ? pr.softcap * kLog2e : pr.softmax_scale * kLog2e;  // s units -> base-2 logits
+  const float cap_in = use_softcap ? scale / pr.softcap : 0.0f;
+  const float exp_mult = use_softcap ? pr.softcap * kLog2e : scale * kLog2e;  // s units -> base-2 logits
   // A tile inside [begin of this warpgroup's last row, end of its first row) needs no mask (both edges grow with the
   // row); rows past the sequence only make the range narrower.
   const int unmasked_from = row_key_begin(w.row0 + wgc * kRowsPerWG + kRowsPerWG - 1, w);
@@ -1605,24 +1881,28 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
   float s[C::kSRegs];
   u32 p[C::kPSteps][4];
 
-  // RAW on Q: the Q tile has landed before the first wgmma reads it (also keeps the CTA alive until it lands).
-  mbar_wait(smem_u32(&sm.full_q), 0u);
+  // RAW on Q: item j's Q tile has landed before the first wgmma reads it.
+  mbar_wait(smem_u32(&sm.full_q), static_cast<u32>(j & 1));
+  if (w.n_tiles == 0 && lane == 0) mbar_arrive(smem_u32(&sm.empty_q));  // no wgmma reads this Q
 
   if (w.n_tiles > 0) {
-    if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
     // ---- tile 0 (the last key tile): S, mask, softmax; its P V is issued together with tile 1's S ---------------
     {
       const int n = w.tile_of(0);
-      mbar_wait(smem_u32(&sm.full_k[0]), 0u);  // RAW on K: slot 0, round 0 landed
+      const int stage0 = it0 % C::kStages;
+      mbar_wait(smem_u32(&sm.full_k[stage0]), static_cast<u32>((it0 / C::kStages) & 1));  // RAW on K of tile 0
       turn_wait(wgc);
       wgmma_fence();
-      issue_qk<C>(s, sm, 0, wgc);
+      issue_qk<C>(s, sm, stage0, wgc);
       wgmma_commit();
       turn_pass(wgc);
       wgmma_wait<0>();
       fence_regs(s);
       __syncwarp();
-      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_k[0]));  // WAR on K of slot 0: this warp's S wgmma is done
+      if (lane == 0) {
+        mbar_arrive(smem_u32(&sm.empty_k[stage0]));  // WAR on K of tile 0's slot: this warp's S wgmma is done
+        if (w.n_tiles == 1) mbar_arrive(smem_u32(&sm.empty_q));  // WAR on Q: the item's last S retired
+      }
       shape_scores<C>(s, n, tok0, w, cap_in, unmasked_from, unmasked_to);
       float alpha[2];
       softmax_tile<C>(s, m_run, l_run, alpha, exp_mult);
@@ -1631,10 +1911,11 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
     // ---- steady state: S_t and P_{t-1} V_{t-1} in flight together; softmax of S_t overlaps the P V ----------------
 #pragma unroll 1
     for (int t = 1; t < w.n_tiles; ++t) {
-      const int stage = t % C::kStages, prev = (t - 1) % C::kStages;
+      const int it = it0 + t;
+      const int stage = it % C::kStages, prev = (it - 1) % C::kStages;
       const int n = w.tile_of(t);
-      mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on K of tile t
-      mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((t - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
+      mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((it / C::kStages) & 1));  // RAW on K of tile t
+      mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((it - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
       turn_wait(wgc);  // both operands have landed: a turn is never held waiting for memory
       wgmma_fence();  // P packing and the O rescale (plain register writes) are ordered before these wgmmas
       issue_qk<C>(s, sm, stage, wgc);
@@ -1646,8 +1927,12 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
       wgmma_wait<1>();  // S_t is complete (groups retire in order); P V may still run
       fence_regs(s);
       __syncwarp();
-      // WAR on K of slot `stage`: this warp's S wgmma no longer reads it (8 warp arrivals complete the phase).
-      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_k[stage]));
+      // WAR on K of slot `stage`: this warp's S wgmma no longer reads it (8 warp arrivals complete the phase); on the
+      // item's last tile, the same for Q.
+      if (lane == 0) {
+        mbar_arrive(smem_u32(&sm.empty_k[stage]));
+        if (t == w.n_tiles - 1) mbar_arrive(smem_u32(&sm.empty_q));
+      }
       shape_scores<C>(s, n, tok0, w, cap_in, unmasked_from, unmasked_to);
       float alpha[2];
       softmax_tile<C>(s, m_run, l_run, alpha, exp_mult);
@@ -1658,7 +1943,7 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
       // WAR on V of slot prev: this warp's P V wgmma no longer reads it.
       if (lane == 0) mbar_arrive(smem_u32(&sm.empty_v[prev]));
 #pragma unroll
-      for (int i = 0; i < C::kD / 8; ++i) {
+      for (int i = 0; i < C::kDV / 8; ++i) {
         o[4 * i + 0] *= alpha[0];
         o[4 * i + 1] *= alpha[0];
         o[4 * i + 2] *= alpha[1];
@@ -1668,18 +1953,19 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
     }
     // ---- the last P V --------------------------------------------------------------------------------------------
     {
-      const int t = w.n_tiles - 1;
-      const int stage = t % C::kStages;
-      mbar_wait(smem_u32(&sm.full_v[stage]), static_cast<u32>((t / C::kStages) & 1));  // RAW on V of the last tile
+      const int it = it0 + w.n_tiles - 1;
+      const int stage = it % C::kStages;
+      mbar_wait(smem_u32(&sm.full_v[stage]), static_cast<u32>((it / C::kStages) & 1));  // RAW on V of the last tile
       turn_wait(wgc);
       wgmma_fence();
       issue_pv<C>(o, p, sm, stage);
       wgmma_commit();
-      if (wgc == 0) turn_pass(wgc);  // warpgroup 1's last batch hands over nothing: no one would take the turn
+      turn_pass(wgc);
       wgmma_wait<0>();
       fence_regs(o);
       fence_regs(p);
-      // No release needed: the producer issues nothing after its last tile.
+      __syncwarp();
+      if (lane == 0) mbar_arrive(smem_u32(&sm.empty_v[stage]));  // WAR on V: the next item's tiles reuse the slot
     }
   }
 
@@ -1704,10 +1990,10 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
       o_mult = fast_exp2(m_post - big);
       sum = l * o_mult + fast_exp2(sink2 - big);
     }
-    const float factor = sum > 0.0f ? o_mult * fast_rcp(sum) : 0.0f;
+    const float factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
     const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
 #pragma unroll
-    for (int i = 0; i < C::kD / 8; ++i) {
+    for (int i = 0; i < C::kDV / 8; ++i) {
       if (8 * i + 2 * t4 >= pr.head_dim_v) continue;  // padded channels (d 80, 96 on the d128 kernel) are zeros
       store_out_pair(pr.o, base + 8 * i + 2 * t4, o[4 * i + 2 * hf] * factor, o[4 * i + 2 * hf + 1] * factor,
                      pr.dtype_o, pair_ok);
@@ -1719,43 +2005,54 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Wor
   }
 }
 
-// The kernel body: grid (m blocks, heaviest first; query heads; sequences), 384 threads, one CTA per SM.
+// Consumer warpgroup wgc: the items the producer publishes, in order, until it says there are no more.
+template <class C>
+__device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Schedule& sc, int wgc) {
+  if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
+  int it = 0;                    // K/V tiles of the items done so far
+  for (int j = 0;; ++j) {
+    const int idx = take_item(sm, j);
+    if (idx >= sc.items) break;
+    Work w;
+    make_work<C>(args.problem, sc, idx, w);  // true: the producer publishes only items with rows
+    consume_item<C>(args, sm, w, wgc, j, it);
+    it += w.n_tiles;
+  }
+  if (wgc == 0) turn_wait(wgc);  // warpgroup 1's hand-over after its last batch (or its first one, if none)
+}
+
+// The kernel body: one CTA per SM (grid = min(SMs, items)), 384 threads, items from the persistent schedule.
 template <class C>
 __device__ __forceinline__ void forward(const Args& args) {
   const AttentionProblem& pr = args.problem;
   // The dynamic window is 16-byte aligned at least; the plan adds 1024 bytes so the swizzle atoms can be aligned here.
   const u32 raw = smem_u32(kseek_fa3_smem);
+  static_assert(sizeof(Smem<C>) + 1024u <= 232448u, "sm_90's 227 KiB of dynamic shared memory per block");
   Smem<C>& sm = *reinterpret_cast<Smem<C>*>(kseek_fa3_smem + (((raw + 1023u) & ~1023u) - raw));
 
-  Work w;
-  w.b = blockIdx.z;
-  w.h = blockIdx.y;
-  const int group = pr.num_heads_q / pr.num_heads_kv;
-  w.kvh = w.h / group;
-  w.q_start = pr.cu_seqlens_q[w.b];
-  w.sq = pr.cu_seqlens_q[w.b + 1] - w.q_start;
-  w.row0 = (gridDim.x - 1 - blockIdx.x) * kBM;  // causal: the longest key ranges start first
-  if (w.row0 >= w.sq) return;                    // CTA-uniform, before any barrier exists
-  w.sk = pr.seqused_k ? pr.seqused_k[w.b] : pr.cu_seqlens_k[w.b + 1] - pr.cu_seqlens_k[w.b];
-  w.k_start = pr.paged ? 0 : pr.cu_seqlens_k[w.b];
-  w.shift = w.sk - w.sq;
-  w.wl = pr.window_left;
-  w.wr = pr.causal ? 0 : pr.window_right;
-  const int last_row = (w.row0 + kBM < w.sq ? w.row0 + kBM : w.sq) - 1;
-  // Block skipping: nothing past the last row's end (causal) or before the first row's begin (window).
-  const int key_begin = row_key_begin(w.row0, w);
-  const int key_end = row_key_end(last_row, w);
-  w.t_first = key_begin / C::kBN;
-  w.n_tiles = key_end > key_begin ? (key_end + C::kBN - 1) / C::kBN - w.t_first : 0;
+  const Schedule sc = schedule_of(pr);
 
   if (threadIdx.x == 0) {
-    mbar_init(smem_u32(&sm.full_q), 1);
+    // 16-bit: TMA completes the slabs' full barriers (one arrival + tx); fp8: every converter thread arrives.
+    const u32 slab_arrivals = C::kFp8 ? kConverterThreads : 1;
+    mbar_init(smem_u32(&sm.full_q), slab_arrivals);
+    if constexpr (C::kFp8) {
+      mbar_init(smem_u32(&sm.raw_k_full), 1);
+      mbar_init(smem_u32(&sm.raw_v_full), 1);
+      mbar_init(smem_u32(&sm.raw_k_empty), kConverterThreads);
+      mbar_init(smem_u32(&sm.raw_v_empty), kConverterThreads);
+    }
 #pragma unroll
     for (int st = 0; st < C::kStages; ++st) {
-      mbar_init(smem_u32(&sm.full_k[st]), 1);
-      mbar_init(smem_u32(&sm.full_v[st]), 1);
+      mbar_init(smem_u32(&sm.full_k[st]), slab_arrivals);
+      mbar_init(smem_u32(&sm.full_v[st]), slab_arrivals);
       mbar_init(smem_u32(&sm.empty_k[st]), kConsumerWarps);
       mbar_init(smem_u32(&sm.empty_v[st]), kConsumerWarps);
+    }
+    mbar_init(smem_u32(&sm.empty_q), kConsumerWarps);
+    for (int slot = 0; slot < 2; ++slot) {
+      mbar_init(smem_u32(&sm.work_full[slot]), 1);
+      mbar_init(smem_u32(&sm.work_empty[slot]), kConsumerWarps + (C::kFp8 ? kConverterThreads / 32 : 0));
     }
     fence_barrier_init();
   }
@@ -1763,12 +2060,16 @@ __device__ __forceinline__ void forward(const Args& args) {
 
   const int wg = threadIdx.x / kWGThreads;
   if (wg == 0) {
-    setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x < 32) produce<C>(args, sm, w);
+    setmaxnreg_dec<C::kProducerRegs>();
+    if (threadIdx.x < 32) {
+      produce<C>(args, sm, sc);
+    } else if constexpr (C::kFp8) {
+      convert<C>(sm, args.problem, sc);
+    }
     return;
   }
-  setmaxnreg_inc<kConsumerRegs>();
-  consume<C>(args, sm, w, wg - 1);
+  setmaxnreg_inc<C::kConsumerRegs>();
+  consume<C>(args, sm, sc, wg - 1);
 }
 
 }  // namespace ws
@@ -1841,21 +2142,25 @@ extern "C" __global__ void __launch_bounds__(128)
 // d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
 // 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
 // =====================================================================================================================
-#define KSEEK_FA3_WS_KERNELS(X)   \
-  X(bf16_d64, 64, 128, 3, 0, 0)   \
-  X(fp16_d64, 64, 128, 3, 1, 0)   \
-  X(bf16_d128, 128, 128, 2, 0, 0) \
-  X(fp16_d128, 128, 128, 2, 1, 0) \
-  X(bf16_d256, 256, 64, 2, 0, 1)  \
-  X(fp16_d256, 256, 64, 2, 1, 1)
+#define KSEEK_FA3_WS_KERNELS(X)                    \
+  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0)             \
+  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0)             \
+  X(bf16_d128, 128, 128, 128, 2, 0, 0, 0)          \
+  X(fp16_d128, 128, 128, 128, 2, 1, 0, 0)          \
+  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1)           \
+  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0)    \
+  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0)    \
+  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0)           \
+  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0)           \
+  X(fp8_d256, 256, 256, 64, 2, 1, 1, 1)
 
-#define KSEEK_FA3_WS_CFG(D, BN, ST, F16, CAP) \
-  ::kseek::plugins::attention_fa3::seed::ws::Config<D, BN, ST, (F16) != 0, (CAP) != 0>
+#define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8) \
+  ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0>
 
-#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, BN, ST, F16, CAP)                                                   \
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8)                                          \
   extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)            \
       kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
-    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, BN, ST, F16, CAP)>(args);               \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>(args);      \
   }
 
 KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
@@ -1926,30 +2231,36 @@ struct WsChoice {
   const char* name;
   int bn;
   unsigned smem;
+  bool fp8;  // raw e4m3 boxes without swizzle, widened in the kernel
 };
 
-// The kernel for head dim d (== dv): the smallest of 64, 128, 256 that holds it. A d between two (80, 96: the d128
-// kernel) reads its Q/K/V boxes past d, which TMA fills with zeros (bytes still counted by complete_tx), so S and O
-// are exact and the padded channels are never stored; the cost is the padding's share of the wgmma work.
-__device__ __forceinline__ bool choose_ws_kernel(int d, bool f16, bool softcap, WsChoice& out) {
-  if (d <= 0 || d % 8 != 0 || d > 256 || (d < 64)) return false;  // d < 64 would ask for a box wider than the tensor
-  const int padded = d <= 64 ? 64 : (d <= 128 ? 128 : 256);
-#define KSEEK_FA3_WS_MATCH(ename, D, BN, ST, F16, CAP)                                          \
-  if (padded == D && f16 == ((F16) != 0) && (!softcap || (CAP) != 0)) {                         \
-    out.name = "kseek_fa3_ws_" #ename;                                                          \
-    out.bn = BN;                                                                                \
-    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, BN, ST, F16, CAP)>)) + 1024u; \
-    return true;                                                                                \
+// The kernel for head dims (d, dv): the first of the list whose padded dims hold them with less than one 64-column slab
+// to spare. A d between two (80, 96: the d128 kernel) reads its Q/K/V boxes past d, which TMA fills with zeros (bytes
+// still counted by complete_tx), so S and O are exact and the padded channels are never stored; the cost is the
+// padding's share of the wgmma work.
+__device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, WsChoice& out) {
+  // d or dv below 64 would ask for a box wider than the tensor.
+  if (d < 64 || dv < 64 || d % 8 != 0 || dv % 8 != 0) return false;
+#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8)                                     \
+  if (d <= D && D < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) &&                    \
+      (fp8 || f16 == ((F16) != 0)) && (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) { \
+    out.name = "kseek_fa3_ws_" #ename;                                                              \
+    out.bn = BN;                                                                                    \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>)) + 1024u; \
+    out.fp8 = (FP8) != 0;                                                                           \
+    return true;                                                                                    \
   }
   KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_MATCH)
 #undef KSEEK_FA3_WS_MATCH
   return false;
 }
 
-__device__ __forceinline__ bool strides_16b(i64 a, i64 b, i64 c) { return a % 8 == 0 && b % 8 == 0 && c % 8 == 0; }
+__device__ __forceinline__ bool strides_16B(i64 a, i64 b, i64 c, int per16) {
+  return a % per16 == 0 && b % per16 == 0 && c % per16 == 0;
+}
 
 __device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor, unsigned rank, unsigned b0, unsigned b1,
-                                            unsigned b2, unsigned b3, unsigned l2) {
+                                            unsigned b2, unsigned b3, unsigned l2, unsigned swizzle) {
   m.tensor = tensor;
   m.box_rank = rank;
   m.box[0] = b0;
@@ -1957,7 +2268,7 @@ __device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor
   m.box[2] = b2;
   m.box[3] = b3;
   m.box[4] = 0;
-  m.swizzle = kSwizzle128B;  // must match the smem layout the wgmma descriptors read (swizzle field 1 = 128B)
+  m.swizzle = swizzle;  // 16-bit: 128B, the layout the wgmma descriptors read; fp8: none (the converters swizzle)
   m.l2_promotion_bytes = l2;
   m.reserved = 0;
 }
@@ -1967,20 +2278,24 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
   if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch <= 0 || pr.batch > 65535 || hq > 65535) return false;
   if (pr.total_q <= 0 || pr.total_k <= 0) return false;
-  if (pr.dtype_qkv != attention::kDTypeBF16 && pr.dtype_qkv != attention::kDTypeFP16) return false;
+  const bool fp8 = pr.dtype_qkv == attention::kDTypeFP8E4M3;
+  if (pr.dtype_qkv != attention::kDTypeBF16 && pr.dtype_qkv != attention::kDTypeFP16 && !fp8) return false;
   if (pr.dtype_o != attention::kDTypeBF16 && pr.dtype_o != attention::kDTypeFP16 && pr.dtype_o != attention::kDTypeFP32)
     return false;
-  if (pr.head_dim != pr.head_dim_v) return false;
   if (pr.has_q_v || pr.num_spans != 0) return false;  // q_v (MLA) and bidirectional spans stay on the seed
   if (!(pr.softmax_scale > 0.0f) || pr.softcap < 0.0f) return false;
   // Prefill only: decode-like and mixed batches (few query rows per sequence) stay on the seed's split-KV tilings.
   if (pr.max_seqlen_q < kBM || static_cast<i64>(pr.total_q) < static_cast<i64>(pr.batch) * (kBM / 2)) return false;
   WsChoice wc{};
-  if (!choose_ws_kernel(pr.head_dim, pr.dtype_qkv == attention::kDTypeFP16, pr.softcap > 0.0f, wc)) return false;
-  // TMA: every global stride a multiple of 16 bytes (8 16-bit elements); boxes of at most 256 rows.
-  if (!strides_16b(pr.q_row_stride, pr.q_head_stride, 0)) return false;
-  if (!strides_16b(pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0)) return false;
-  if (!strides_16b(pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0)) return false;
+  if (!choose_ws_kernel(pr.head_dim, pr.head_dim_v, pr.dtype_qkv == attention::kDTypeFP16, fp8, pr.softcap > 0.0f,
+                        wc)) {
+    return false;
+  }
+  // TMA: every global stride a multiple of 16 bytes; boxes of at most 256 rows.
+  const int per16 = fp8 ? 16 : 8;  // elements in 16 bytes
+  if (!strides_16B(pr.q_row_stride, pr.q_head_stride, 0, per16)) return false;
+  if (!strides_16B(pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0, per16)) return false;
+  if (!strides_16B(pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0, per16)) return false;
   // A box never exceeds its tensor: Q needs a full 128-row box of tokens, packed K/V a full key tile.
   if (pr.total_q < kBM || (!pr.paged && pr.total_k < wc.bn)) return false;
   int rpb = wc.bn;
@@ -1993,26 +2308,34 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
     if (wc.bn / rpb > 32) return false;  // one producer lane per box
   }
   const long long m_blocks = (static_cast<long long>(pr.max_seqlen_q) + kBM - 1) / kBM;
-  if (m_blocks > 0x7fffffffLL) return false;
+  // Item numbers (and the counter, which overshoots by one draw per CTA) stay in int.
+  if (m_blocks * hq * pr.batch > 0x7fffffffLL - 65536) return false;
   // No split-KV here: a grid that cannot cover the SMs once (H22's cascade prefix call: 256 rows x 32768 keys, 64
   // CTAs) is left to the seed, which splits the keys.
   u32 sms = sm_count();
   if (sms == 0) sms = 132;
   if (m_blocks * hq * pr.batch < static_cast<long long>(sms)) return false;
 
-  set_launch(plan->launches[0], wc.name, static_cast<unsigned>(m_blocks), static_cast<unsigned>(hq),
-             static_cast<unsigned>(pr.batch), wc.smem);
+  // Persistent: one CTA per SM, the items handed out by a counter in the workspace (zeroed before every launch).
+  const long long items = m_blocks * hq * pr.batch;
+  const unsigned ctas = static_cast<unsigned>(items < static_cast<long long>(sms) ? items : sms);
+  set_launch(plan->launches[0], wc.name, ctas, 1u, 1u, wc.smem);
   plan->launches[0].block = PlanDim3{static_cast<unsigned>(kThreads), 1u, 1u};
   plan->num_launches = 1;
-  plan->workspace_bytes = 0;
+  plan->workspace_bytes = 256;  // one int: the next item number
   plan->num_tensor_maps = 3;
-  request_map(plan->tensor_maps[0], attention::kTensorQ, 3, kSwizzleCols, 1, kBM, 0, 0);
+  // Box columns: 16-bit, one 64-column slab per box (the kernel issues d / 64 of them); fp8, whole raw rows.
+  const unsigned q_cols = wc.fp8 ? static_cast<unsigned>(pr.head_dim) : kSwizzleCols;
+  const unsigned v_cols = wc.fp8 ? static_cast<unsigned>(pr.head_dim_v) : kSwizzleCols;
+  const unsigned swz = wc.fp8 ? kSwizzleNone : kSwizzle128B;
+  const unsigned rows = static_cast<unsigned>(pr.paged ? rpb : wc.bn);
+  request_map(plan->tensor_maps[0], attention::kTensorQ, 3, q_cols, 1, kBM, 0, 0, swz);
   if (pr.paged) {
-    request_map(plan->tensor_maps[1], attention::kTensorK, 4, kSwizzleCols, 1, static_cast<unsigned>(rpb), 1, 256);
-    request_map(plan->tensor_maps[2], attention::kTensorV, 4, kSwizzleCols, 1, static_cast<unsigned>(rpb), 1, 256);
+    request_map(plan->tensor_maps[1], attention::kTensorK, 4, q_cols, 1, rows, 1, 256, swz);
+    request_map(plan->tensor_maps[2], attention::kTensorV, 4, v_cols, 1, rows, 1, 256, swz);
   } else {
-    request_map(plan->tensor_maps[1], attention::kTensorK, 3, kSwizzleCols, 1, static_cast<unsigned>(wc.bn), 0, 256);
-    request_map(plan->tensor_maps[2], attention::kTensorV, 3, kSwizzleCols, 1, static_cast<unsigned>(wc.bn), 0, 256);
+    request_map(plan->tensor_maps[1], attention::kTensorK, 3, q_cols, 1, rows, 0, 256, swz);
+    request_map(plan->tensor_maps[2], attention::kTensorV, 3, v_cols, 1, rows, 0, 256, swz);
   }
   return true;
 }
