@@ -7,7 +7,7 @@
 #       GPU), user-name, rmsnorm (the out-of-tree operator), fa3-corpus[-sample] (adversarial candidates; fa4-corpus: the PrefixLM files), campaign (a real
 #       campaign: scripts/gpu-campaign.sh), two-gpus (issue #10's measurement; needs a 2-GPU machine),
 #       conformance (the GPU half of the plugin conformance suite), fa4-functional (FA4 on Hopper through sm_90a),
-#       fa3-ab (KSEEK_AB_FILE against the FA3 seed; KSEEK_AB_SCENARIOS narrows the case-study set),
+#       fa3-ab (each file of KSEEK_AB_FILE against the FA3 seed, one input seed; KSEEK_AB_SCENARIOS narrows the set),
 #       trust-repeat (the honest controls and the switch-when-timed candidates, KSEEK_REPEAT runs each with fresh
 #       input seeds: false-positive and catch rates), gpu-trust (the GPU tests of the trust mechanisms: T4, H9),
 #       build-time (the FA3 seed's build for sm_90a and sm_100a, cold with each pipeline and compared, then cached),
@@ -100,9 +100,15 @@ for job in "${jobs[@]}"; do
       evaluate fa4-prefixlm-functional --plugin attention.fa4 --set full --scenarios 'BF4-30;BF4-31;BF4-32' \
         --functional-arch sm_90a --correctness-only ;;
     fa3-ab)
-      # A/B of a seed change: $KSEEK_AB_FILE (e.g. the previous seed) as the candidate against the current seed.
-      evaluate fa3-ab --plugin attention.fa3 "${KSEEK_AB_FILE:?KSEEK_AB_FILE names the candidate}" \
-        --set case-study ${KSEEK_AB_SCENARIOS:+--scenarios "$KSEEK_AB_SCENARIOS"} ;;
+      # A/B against the current seed: each file of $KSEEK_AB_FILE (space-separated: e.g. the previous seed, or the arms
+      # of a kernel experiment) as the candidate, all with one input seed, so `kseek compare` of any two records
+      # compares the kernels. Records: fa3-ab.json for one file, fa3-ab-<file name>.json for several.
+      read -r -a ab_files <<< "${KSEEK_AB_FILE:?KSEEK_AB_FILE names the candidate(s)}"
+      for f in "${ab_files[@]}"; do
+        name=fa3-ab; (( ${#ab_files[@]} > 1 )) && name="fa3-ab-$(basename "$f" .cu)"
+        evaluate "$name" --plugin attention.fa3 "$f" --set case-study --input-seed "${KSEEK_AB_INPUT_SEED:-20261202}" \
+          --scenario-timeout 60 ${KSEEK_AB_SCENARIOS:+--scenarios "$KSEEK_AB_SCENARIOS"}
+      done ;;
     user-name)
       evaluate fa3-user-name --plugin attention.fa3 \
         --scenario 'hq=12,hkv=4,d=128,dtype=bf16,causal=1,page=48,seqs=3x(1000,1500)' --min-rounds 10 --time-budget 2 ;;
