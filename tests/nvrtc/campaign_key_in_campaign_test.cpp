@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,17 @@ TEST_F(KeyInCampaign, AStrangerVerifiesItsRecordsWithoutAnyKeyFolderAndIsToldWha
     const auto gate = kseek(environment, "--json gate --campaign " + quoted(dir_));
     EXPECT_EQ(gate.exit_code, 0) << gate.out;
     EXPECT_EQ(testing::json_output(gate, "gate")["status"], "MET");
+
+    // The stop gate allows (the goal holds) and tells the person what the evidence it went by can prove.
+    const fs::path payload = temp_.path() / "stop.json";
+    std::ofstream(payload) << json{{"session_id", "s1"}, {"transcript_path", "/tmp/t.jsonl"}, {"cwd", dir_.string()},
+                                   {"permission_mode", "default"}, {"hook_event_name", "Stop"},
+                                   {"stop_hook_active", false}}.dump();
+    const auto stop = kseek(environment, "hook stop --host claude --campaign " + quoted(dir_) + " < " + quoted(payload));
+    EXPECT_EQ(stop.exit_code, 0) << stop.out;
+    const json reply = json::parse(stop.out.empty() ? std::string("{}") : stop.out, nullptr, false);
+    EXPECT_NE(reply.value("decision", ""), "block") << stop.out;
+    EXPECT_EQ(count_of(reply.value("systemMessage", ""), kAccidentsOnly), 1u) << stop.out;
 
     const json report = testing::json_output(kseek(environment, "--json report " + quoted(dir_)), "report");
     std::size_t accidents = 0;

@@ -363,8 +363,13 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
   const GateResult gate = compute_gate(*campaign, *log);
   if (gate.holds) {
     log_hook(*campaign, "stop", ctx.session, "allow", "the goal holds for the current candidate");
-    // The goal decides; a malformed payload is still named for the person.
-    return {false, "", payload_note.empty() ? "" : "kseek: the goal holds; stop allowed." + payload_note};
+    // The goal decides; a malformed payload is still named for the person, and so is evidence whose key sat in the
+    // campaign folder, where whoever works there could have signed it (record_signature.hpp).
+    std::string note = payload_note;
+    if (campaign->key_kept_in_campaign()) {
+      note += fmt::format(" Its records were verified, but {}.", kKeyInCampaignNote);
+    }
+    return {false, "", note.empty() ? "" : "kseek: the goal holds; stop allowed." + note};
   }
   // The session's blocks so far: the hook records kseek signed (an agent can neither forge nor inflate them), plus
   // any counted outside the log when it could not be written.
