@@ -18,6 +18,7 @@
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "support/campaign_fixture.hpp"
+#include "support/hook_payloads.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_folder.hpp"
 #include "support/toml_reader.hpp"
@@ -148,9 +149,7 @@ TEST_F(KeyInCampaign, AStrangerVerifiesItsRecordsWithoutAnyKeyFolderAndIsToldWha
 
     // The stop gate allows (the goal holds) and tells the person what the evidence it went by can prove.
     const fs::path payload = temp_.path() / "stop.json";
-    std::ofstream(payload) << json{{"session_id", "s1"}, {"transcript_path", "/tmp/t.jsonl"}, {"cwd", dir_.string()},
-                                   {"permission_mode", "default"}, {"hook_event_name", "Stop"},
-                                   {"stop_hook_active", false}}.dump();
+    std::ofstream(payload) << testing::stop_payload("claude", "s1", dir_).dump();
     const auto stop = kseek(environment, "hook stop --host claude --campaign " + quoted(dir_) + " < " + quoted(payload));
     EXPECT_EQ(stop.exit_code, 0) << stop.out;
     const json reply = json::parse(stop.out.empty() ? std::string("{}") : stop.out, nullptr, false);

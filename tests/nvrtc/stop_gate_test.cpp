@@ -15,6 +15,7 @@
 #include "kseek/core/campaign/record_log.hpp"
 #include "kseek/core/util/files.hpp"
 #include "support/campaign_fixture.hpp"
+#include "support/hook_payloads.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_folder.hpp"
 
@@ -27,25 +28,13 @@ const int kDefaultBudget = kseek::CampaignThresholds{}.hook_block_budget;
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::run_command;
+using testing::stop_payload;
 
 // The keys each host's Stop reply may hold: Codex's stop.command.output schema has additionalProperties: false.
 const std::set<std::string> kCodexStopKeys = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision",
                                               "reason"};
 
 std::string shell_word(const std::string& s) { return "'" + s + "'"; }
-
-// A Stop payload in the shape each host sends (Claude Code hooks reference; Codex stop.command.input schema).
-json stop_payload(const std::string& host, const json& session_id, const fs::path& cwd, const json& last_message = nullptr) {
-  if (host == "codex") {
-    return {{"session_id", session_id}, {"turn_id", "turn-1"}, {"transcript_path", nullptr}, {"cwd", cwd.string()},
-            {"hook_event_name", "Stop"}, {"model", "gpt-5-codex"}, {"permission_mode", "default"},
-            {"stop_hook_active", false}, {"last_assistant_message", last_message}};
-  }
-  json j = {{"session_id", session_id}, {"transcript_path", "/tmp/transcript.jsonl"}, {"cwd", cwd.string()},
-            {"permission_mode", "default"}, {"hook_event_name", "Stop"}, {"stop_hook_active", false}};
-  if (!last_message.is_null()) j["last_assistant_message"] = last_message;
-  return j;
-}
 
 struct HookReply {
   int exit_code = -1;
