@@ -48,10 +48,10 @@ else
   [[ -n ${KSEEK_PREBUILT_DIR:-} ]] && echo "the carried build $KSEEK_PREBUILT_DIR does not run here; building" | tee -a "$log"
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >> "$log" 2>&1 || { tail -30 "$log"; exit 1; }
   cmake --build build-gpu --parallel >> "$log" 2>&1 || { grep -E 'error|FAILED' "$log" | head -30; exit 1; }
+  build-gpu/bin/kseek doctor >> "$log" 2>&1  # a carried build has answered it above
 fi
 step "built"
 kseek=$build/bin/kseek
-$kseek doctor >> "$log" 2>&1
 
 # Deals ITEMS round-robin to N streams, each run as FUNCTION STREAM ITEM... in the background, and waits for all.
 deal_to_streams() {
