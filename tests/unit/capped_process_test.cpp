@@ -1,6 +1,10 @@
 // The build steps' forked processes: their address-space cap bounds what the work adds, not what the parent had
-// already mapped. It must never let a step grow past its cap, nor fail one because its parent maps a lot.
+// already mapped; their time limit counts CPU seconds, with the wall-clock deadline as a backstop. It must never let a
+// step grow past its cap, nor fail one because its parent maps a lot or because the machine is busy.
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include <memory>
 
@@ -12,6 +16,7 @@ namespace {
 using kseek::BuildClock;
 using kseek::CappedRun;
 using kseek::run_capped;
+using Seconds = std::chrono::duration<double>;
 
 constexpr std::uint64_t kMiB = 1ull << 20;
 
@@ -57,6 +62,58 @@ TEST(CappedProcess, TheCapHoldsInAnOrdinaryProcessToo) {
   const auto deadline = BuildClock::now() + std::chrono::seconds(30);
   EXPECT_EQ(run_capped(allocate(32 * kMiB), deadline, 512 * kMiB).end, CappedRun::End::kFinished);
   EXPECT_EQ(run_capped(allocate(2048 * kMiB), deadline, 256 * kMiB).end, CappedRun::End::kOutOfMemory);
+}
+
+// Work that computes forever.
+std::string spin() {
+  volatile unsigned long long n = 0;
+  for (;;) n = n + 1;
+}
+
+TEST(CappedProcessTime, CpuBoundWorkEndsAtItsCpuLimitLongBeforeTheWallDeadline) {
+  const auto started = BuildClock::now();
+  const CappedRun run = run_capped(spin, started + std::chrono::seconds(60), 0, /*cpu_seconds=*/1.0);
+  const double seconds = Seconds(BuildClock::now() - started).count();
+  EXPECT_EQ(run.end, CappedRun::End::kTimedOut) << "exit " << run.exit_code;
+  EXPECT_LT(seconds, 30.0) << "RLIMIT_CPU ends the child, not the 60 s deadline";
+}
+
+TEST(CappedProcessTime, WaitingIsNotCountedAgainstTheCpuLimit) {
+  // 2.5 s of wall time and almost no CPU under a 1-second CPU limit: a busy machine (or a child that waits on I/O)
+  // must not make the step fail.
+  const CappedRun run = run_capped(
+      [] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+        return std::string("ok");
+      },
+      BuildClock::now() + std::chrono::seconds(30), 0, /*cpu_seconds=*/1.0);
+  EXPECT_EQ(run.end, CappedRun::End::kFinished) << "exit " << run.exit_code;
+  EXPECT_EQ(run.output, "ok");
+}
+
+TEST(CappedProcessTime, WorkThatWaitsForeverEndsAtTheWallDeadline) {
+  const auto started = BuildClock::now();
+  const CappedRun run = run_capped(
+      [] {
+        ::sleep(60);
+        return std::string("late");
+      },
+      started + std::chrono::seconds(1), 0, /*cpu_seconds=*/60.0);
+  const double seconds = Seconds(BuildClock::now() - started).count();
+  EXPECT_EQ(run.end, CappedRun::End::kTimedOut);
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(CappedProcessTime, AProgramPastItsCpuLimitEndsTimedOut) {
+  std::vector<kseek::CappedProgram> running;
+  running.push_back(kseek::start_capped({"/bin/sh", "-c", "while :; do :; done"}, 0, /*cpu_seconds=*/1.0));
+  ASSERT_GT(running.front().pid, 0);
+  const auto started = BuildClock::now();
+  CappedRun finished;
+  const int index = kseek::wait_any_capped(running, started + std::chrono::seconds(60), finished);
+  EXPECT_EQ(index, 0) << "the program ended before the wall deadline";
+  EXPECT_EQ(finished.end, CappedRun::End::kTimedOut) << "signal " << finished.exit_code;
+  EXPECT_LT(Seconds(BuildClock::now() - started).count(), 30.0);
 }
 
 }  // namespace

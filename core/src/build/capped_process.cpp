@@ -1,4 +1,4 @@
-// fork + pipe + poll under a deadline, with RLIMIT_AS set in the child before any work. NVRTC's front end does
+// fork + pipe + poll under a deadline, with RLIMIT_AS and RLIMIT_CPU set in the child before any work. NVRTC's front end does
 // not always poll its cancel callback (deep template recursion), so the process boundary is what makes a limit
 // hold; the same boundary holds for ptxas and the linker.
 #include "kseek/core/build/capped_process.hpp"
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <new>
 
 namespace kseek {
@@ -44,6 +45,15 @@ void cap_address_space(std::uint64_t memory_cap_bytes, bool inherited_mappings =
   setrlimit(RLIMIT_AS, &limit);
 }
 
+// RLIMIT_CPU: the kernel sends SIGXCPU at the soft limit (its default action ends the process) and SIGKILL at the
+// hard one, two seconds later, for a child that ignores SIGXCPU.
+void cap_cpu_time(double cpu_seconds) {
+  if (!(cpu_seconds > 0.0)) return;
+  const auto soft = static_cast<rlim_t>(std::ceil(cpu_seconds));
+  rlimit limit{soft, soft + 2};
+  setrlimit(RLIMIT_CPU, &limit);
+}
+
 int milliseconds_left(BuildClock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - BuildClock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 1000));
@@ -68,8 +78,10 @@ void reap(int pid, CappedRun& run) {
   if (WIFSIGNALED(status)) {
     run.signaled = true;
     run.exit_code = WTERMSIG(status);
-    // An allocation refused under RLIMIT_AS ends C++ programs in std::terminate -> SIGABRT.
-    run.end = run.exit_code == SIGABRT ? CappedRun::End::kOutOfMemory : CappedRun::End::kDied;
+    // An allocation refused under RLIMIT_AS ends C++ programs in std::terminate -> SIGABRT; RLIMIT_CPU sends SIGXCPU.
+    run.end = run.exit_code == SIGABRT  ? CappedRun::End::kOutOfMemory
+              : run.exit_code == SIGXCPU ? CappedRun::End::kTimedOut
+                                         : CappedRun::End::kDied;
     return;
   }
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -91,7 +103,7 @@ void write_all(int fd, const std::string& bytes) {
 }  // namespace
 
 CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
-                     std::uint64_t memory_cap_bytes) {
+                     std::uint64_t memory_cap_bytes, double cpu_seconds) {
   CappedRun run;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return run;
@@ -104,6 +116,7 @@ CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_
   if (child == 0) {
     ::close(fds[0]);
     cap_address_space(memory_cap_bytes);
+    cap_cpu_time(cpu_seconds);
     std::string bytes;
     try {
       bytes = work();
@@ -140,7 +153,7 @@ CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_
   return run;
 }
 
-CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes) {
+CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes, double cpu_seconds) {
   CappedProgram program;
   int fds[2];
   if (argv.empty() || ::pipe2(fds, O_CLOEXEC) != 0) return program;
@@ -159,6 +172,7 @@ CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t m
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
     cap_address_space(memory_cap_bytes, /*inherited_mappings=*/false);
+    cap_cpu_time(cpu_seconds);
     ::execv(args[0], args.data());
     _exit(127);
   }

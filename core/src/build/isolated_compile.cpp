@@ -1,5 +1,6 @@
 // The steps of one build, each in capped processes: NVRTC (the whole program, or its front end to PTX), then for
-// the per-kernel pipeline ptxas per kernel in parallel and nvJitLink. Every step shares one deadline.
+// the per-kernel pipeline ptxas per kernel in parallel and nvJitLink. Each process may use the compile time limit in
+// CPU seconds; every step shares one wall-clock backstop (capped_process.hpp says why).
 #include "kseek/core/build/isolated_compile.hpp"
 
 #include <fmt/format.h>
@@ -30,8 +31,15 @@ CompileOutput failure(const CompileRequest& request, std::string error, BuildClo
 }
 
 std::string time_limit_message(const CompileRequest& request) {
-  return fmt::format("compiling {} exceeded the {:.0f} s compile time limit", request.source.name,
-                     request.timeout_seconds);
+  return fmt::format("compiling {} exceeded the {:.0f} s compile time limit (CPU time of one compiler process, or "
+                     "{:.0f} s of wall time in all)",
+                     request.source.name, request.timeout_seconds, request.timeout_seconds * kWallSecondsPerCpuSecond);
+}
+
+// The wall-clock backstop of the whole build.
+BuildClock::time_point backstop(const CompileRequest& request, BuildClock::time_point started) {
+  return started + std::chrono::duration_cast<BuildClock::duration>(
+                       std::chrono::duration<double>(request.timeout_seconds * kWallSecondsPerCpuSecond));
 }
 
 std::string memory_cap_message(const CompileRequest& request, std::uint64_t memory_cap_bytes) {
@@ -42,11 +50,11 @@ std::string memory_cap_message(const CompileRequest& request, std::uint64_t memo
 // Runs one NVRTC call in a capped child; what it returns is an encoded CompileOutput.
 CompileOutput nvrtc_in_child(const CompileRequest& request, std::uint64_t memory_cap_bytes,
                              BuildClock::time_point started, CompileOutput (*compile)(const CompileRequest&)) {
-  // The child gets the request's limit plus a little grace for start-up and encoding.
-  const auto deadline = started + std::chrono::duration_cast<BuildClock::duration>(
-                                      std::chrono::duration<double>(request.timeout_seconds + 2.0));
-  const CappedRun run =
-      run_capped([&] { return encode_compile_output(compile(request)); }, deadline, memory_cap_bytes);
+  // NVRTC's flow callback cancels the compile at the limit (nvrtc_compiler.cpp); RLIMIT_CPU, a little later, ends a
+  // front end that stops polling it, and the backstop one that stops computing. The grace covers start-up and encoding.
+  const auto deadline = backstop(request, started) + std::chrono::seconds(2);
+  const CappedRun run = run_capped([&] { return encode_compile_output(compile(request)); }, deadline,
+                                   memory_cap_bytes, request.timeout_seconds + 2.0);
   switch (run.end) {
     case CappedRun::End::kTimedOut: return failure(request, time_limit_message(request), started);
     case CappedRun::End::kOutOfMemory: return failure(request, memory_cap_message(request, memory_cap_bytes), started);
@@ -89,9 +97,9 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
   }
   const auto ptxas = find_ptxas();
   if (!ptxas) return fail("no ptxas found for the per-kernel build (set KSEEK_PTXAS or KSEEK_BUILD_PIPELINE=whole)");
-  const auto deadline = started + std::chrono::duration_cast<BuildClock::duration>(
-                                      std::chrono::duration<double>(request.timeout_seconds));
-  const AssemblyLimits limits{build_threads(request.compile_threads), deadline, memory_cap_bytes};
+  const auto deadline = backstop(request, started);
+  const AssemblyLimits limits{build_threads(request.compile_threads), deadline, memory_cap_bytes,
+                              request.timeout_seconds};
   out.stages.processes = limits.processes;
   const auto assembly_started = BuildClock::now();
   auto assembled = assemble_kernels(*ptxas, *pieces, request.arch, limits);
@@ -111,7 +119,7 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
         if (!cubin) return "E" + cubin.error().message;
         return "C" + std::move(*cubin);
       },
-      deadline, memory_cap_bytes);
+      deadline, memory_cap_bytes, request.timeout_seconds);
   out.stages.link_seconds = seconds_since(link_started);
   if (linked.end == CappedRun::End::kTimedOut) return fail(time_limit_message(request) + " (linking)");
   if (linked.end == CappedRun::End::kOutOfMemory) return fail(memory_cap_message(request, memory_cap_bytes));

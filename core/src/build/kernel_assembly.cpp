@@ -164,7 +164,7 @@ Result<AssembledKernels> assemble_kernels(const fs::path& ptxas, const std::vect
       argv.push_back((scratch.path() / fmt::format("{}.ptx", piece)).string());
       argv.push_back("-o");
       argv.push_back((scratch.path() / fmt::format("{}.o", piece)).string());
-      CappedProgram program = start_capped(argv, limits.memory_cap_bytes);
+      CappedProgram program = start_capped(argv, limits.memory_cap_bytes, limits.cpu_seconds);
       if (program.pid < 0) {
         stop_all();
         return make_error(fmt::format("cannot start {} for {}", ptxas.string(), piece_label(pieces[piece])));
@@ -182,6 +182,11 @@ Result<AssembledKernels> assemble_kernels(const fs::path& ptxas, const std::vect
     const std::size_t piece = running_piece[static_cast<std::size_t>(index)];
     running.erase(running.begin() + index);
     running_piece.erase(running_piece.begin() + index);
+    if (finished.end == CappedRun::End::kTimedOut) {
+      stop_all();
+      return make_error(fmt::format("time limit reached while ptxas assembled {} ({:.0f} CPU-seconds)",
+                                    piece_label(pieces[piece]), limits.cpu_seconds));
+    }
     if (finished.end != CappedRun::End::kFinished || finished.exit_code != 0) {
       stop_all();
       // Under RLIMIT_AS ptxas does not always say so: a refused allocation can end it by a signal (SIGSEGV was

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <sched.h>
+#include <time.h>
 
 #include <charconv>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include "kseek/core/build/capped_process.hpp"
 #include "kseek/core/build/compile_diagnostics.hpp"
 #include "kseek/core/build/kernel_assembly.hpp"
 #include "kseek/core/build/ptxas_report.hpp"
@@ -24,15 +26,26 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// CPU seconds this process has used, all threads together.
+double process_cpu_seconds() {
+  timespec now{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return 0.0;
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// The compile time limit in CPU seconds of this process from the compile's start (capped_process.hpp says why CPU
+// time), with the wall-clock backstop.
 struct Deadline {
-  Clock::time_point end;
+  double cpu_start = 0.0;
+  double cpu_limit = 0.0;
+  Clock::time_point wall_end;
   bool expired = false;
 };
 
 // NVRTC polls this during compilation; returning 1 cancels it (NVRTC_ERROR_CANCELLED).
 int cancel_after_deadline(void* payload, void* /*unused*/) {
   auto* deadline = static_cast<Deadline*>(payload);
-  if (Clock::now() >= deadline->end) {
+  if (process_cpu_seconds() - deadline->cpu_start >= deadline->cpu_limit || Clock::now() >= deadline->wall_end) {
     deadline->expired = true;
     return 1;
   }
@@ -193,8 +206,9 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
                   fmt::format("nvrtcCreateProgram({}) failed: {}", request.source.name, nvrtcGetErrorString(rc)));
   }
 
-  Deadline deadline{started + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(request.timeout_seconds))};
+  Deadline deadline{process_cpu_seconds(), request.timeout_seconds,
+                    started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                  request.timeout_seconds * kWallSecondsPerCpuSecond))};
   nvrtcSetFlowCallback(*program, &cancel_after_deadline, &deadline);
 
   std::vector<const char*> option_texts;
@@ -205,8 +219,10 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
   out.ptx = program_ptx(*program);  // kept on failure too: the constraint checker reads it
 
   if (deadline.expired || rc == NVRTC_ERROR_CANCELLED) {
-    return finish(Status::kCompileError, fmt::format("compiling {} exceeded the {:.0f} s compile time limit",
-                                                     request.source.name, request.timeout_seconds));
+    return finish(Status::kCompileError,
+                  fmt::format("compiling {} exceeded the {:.0f} s compile time limit (CPU time, or {:.0f} s of wall time)",
+                              request.source.name, request.timeout_seconds,
+                              request.timeout_seconds * kWallSecondsPerCpuSecond));
   }
   if (rc != NVRTC_SUCCESS) {
     std::string first = out.diagnostics.empty() ? std::string(nvrtcGetErrorString(rc))

@@ -1,5 +1,11 @@
-// Build work run in a forked process under a deadline and an address-space cap: the one way a build step that may
-// never yield (NVRTC's front end, ptxas, the linker) is started. It must never let the work outlive its deadline.
+// Build work run in a forked process under a CPU-time limit, a wall-clock deadline and an address-space cap: the one
+// way a build step that may never yield (NVRTC's front end, ptxas, the linker) is started. It must never let the work
+// outlive its deadline.
+//
+// Why CPU time: the compile time limit is there to stop a candidate that is too expensive to compile (template
+// explosion), and CPU seconds measure that the same on an idle machine and on a loaded one. A wall-clock limit failed
+// the FA3 seed's build (about 100 CPU-s) on a 2-core CI machine running two test binaries at once (302 s of wall time
+// against 300). The wall-clock deadline stays as a backstop for a child that waits instead of computing.
 #pragma once
 
 #include <chrono>
@@ -14,16 +20,21 @@ using BuildClock = std::chrono::steady_clock;
 
 struct CappedRun {
   enum class End { kFinished, kTimedOut, kOutOfMemory, kDied };
-  End end = End::kDied;
+  End end = End::kDied;  // kTimedOut: the wall deadline passed or the CPU limit was reached (SIGXCPU)
   int exit_code = 0;     // the work's exit status when it finished, else the signal or status that ended it
   bool signaled = false;
   std::string output;    // what the work returned (in-process work) or printed on stdout and stderr (a program)
 };
 
+// The wall-clock backstop of a step limited to S CPU-seconds: S times this (a step that computes on one core under the
+// load of three others still finishes; one that waits is still ended).
+inline constexpr double kWallSecondsPerCpuSecond = 4.0;
+
 // Runs `work` in a forked child whose return value comes back through a pipe. The child's exit status is 0, or 3
-// when it ran out of memory under the cap (std::bad_alloc).
+// when it ran out of memory under the cap (std::bad_alloc). cpu_seconds > 0 limits the child's CPU time (RLIMIT_CPU,
+// whole seconds, rounded up; all its threads together).
 CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
-                     std::uint64_t memory_cap_bytes);
+                     std::uint64_t memory_cap_bytes, double cpu_seconds = 0.0);
 
 // Starts `argv` (argv[0] a path) in a child under the cap, its stdout and stderr captured together. The caller
 // waits for it with wait_capped; several may run at once.
@@ -32,7 +43,8 @@ struct CappedProgram {
   int output_fd = -1;
   std::string output;
 };
-CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes);
+CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes,
+                           double cpu_seconds = 0.0);
 
 // Waits until one of `running` ends or the deadline passes; returns its index (its output read to the end and its
 // result in `finished`), or -1 at the deadline, when every child still running has been killed.

@@ -35,6 +35,7 @@ struct AssemblyLimits {
   int processes = 1;
   BuildClock::time_point deadline;
   std::uint64_t memory_cap_bytes = 0;  // each ptxas process's address-space cap
+  double cpu_seconds = 0.0;            // each ptxas process's CPU-time limit (0: none)
 };
 
 struct AssembledKernels {
