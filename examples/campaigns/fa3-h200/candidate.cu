@@ -542,6 +542,9 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const int rows = sq * group;
   const int row0 = m_block * C::kBM;
   if (row0 >= rows) return;  // CTA-uniform: no barrier is skipped by part of the CTA
+  // A sequence this launch's row blocks cannot cover belongs to another launch (a mixed batch's prefill chunks run on
+  // the persistent kernel); in every other plan the grid covers the longest sequence.
+  if (static_cast<i64>(rows) > static_cast<i64>(gridDim.y) * C::kBM) return;
   const int sk = pr.seqused_k ? pr.seqused_k[b] : pr.cu_seqlens_k[b + 1] - pr.cu_seqlens_k[b];
   const int k_start = pr.paged ? 0 : pr.cu_seqlens_k[b];
 
@@ -570,7 +573,13 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const int unmasked_to = row_hi(i_first);                  // a tile ending here needs no right/sk mask
   const int t_begin = k_begin / kBN;
   const int t_end = k_end > k_begin ? (k_end + kBN - 1) / kBN : t_begin;
-  const int tiles_per_split = (t_end - t_begin + num_splits - 1) / num_splits;
+  // Splits of a fixed length: the longest sequence's tiles / splits (no window), so a ragged batch's long sequences get
+  // many splits and its short ones few, and every CTA carries about the same work (splits past a short sequence's end
+  // are empty: they write a -inf LSE, which the combine weighs 0). Under a window every sequence's visible range is
+  // divided, as before (the plan does not split for skew there).
+  const int tiles_per_split =
+      wl < 0 ? ((pr.max_seqlen_k + kBN - 1) / kBN + num_splits - 1) / num_splits
+             : (t_end - t_begin + num_splits - 1) / num_splits;
   const int my_first = t_begin + split * tiles_per_split;
   const int my_count = imax(0, imin(tiles_per_split, t_end - my_first));
 
@@ -1188,7 +1197,7 @@ struct alignas(1024) Smem {
   alignas(8) u64 empty_q;        // every consumer warp's last S wgmma of an item retired: Q may be replaced
   alignas(8) u64 work_full[2];   // the producer published work[slot]
   alignas(8) u64 work_empty[2];  // every reader (consumer warps; fp8: converter warps) took work[slot]
-  int work[2];                   // item numbers; >= Schedule::items means there is no more work
+  int work[2][3];                // published items: sequence, query head, first row; sequence -1: no more work
 };
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -1442,28 +1451,84 @@ __device__ __forceinline__ int row_key_end(int i, const Work& w) { return visibl
 // all heads first would put 132 different heads' K/V in flight, more than HBM can feed at full rate for MHA).
 // Numbers come from an atomic counter in the zeroed workspace, so the hardware's dynamic balance is kept: a CTA that
 // finishes early takes the next number.
+//
+// Ragged and mixed batches use a compact numbering instead (kseek_fa3_ws_schedule, the plan's first launch, writes it to
+// the workspace): sequence b owns m_start[b + 1] - m_start[b] row blocks (0 for a sequence the decode kernel takes),
+// so no number is drawn for a block past a sequence's end; H21's 250 decodes in a batch with a 2048-row chunk would
+// otherwise cost ~128 draws of the counter each.
 struct Schedule {
-  int m_blocks;  // 128-row blocks of the longest sequence
-  int items;     // m_blocks x heads x sequences
+  int m_blocks;        // dense: 128-row blocks of the longest sequence
+  int items;           // dense: m_blocks x heads x sequences; compact: total blocks x heads
+  const int* m_start;  // compact: [batch + 1] prefix sums of each sequence's row blocks (null: dense)
 };
-__device__ __forceinline__ Schedule schedule_of(const AttentionProblem& pr) {
+
+// Workspace of the persistent kernel: [0] the item counter; [1] 1 when the compact numbering follows at kMStartOffset.
+constexpr int kWsCounter = 0;
+constexpr int kWsCompactFlag = 1;
+constexpr int kMStartOffset = 64;  // ints: m_start[] begins 256 bytes in
+
+__device__ __forceinline__ Schedule schedule_of(const Args& args) {
+  const AttentionProblem& pr = args.problem;
+  const int* ws = static_cast<const int*>(args.workspace);
   Schedule s;
-  s.m_blocks = (pr.max_seqlen_q + kBM - 1) / kBM;
-  s.items = s.m_blocks * pr.num_heads_q * pr.batch;
+  if (ws[kWsCompactFlag] != 0) {
+    s.m_start = ws + kMStartOffset;
+    s.m_blocks = 0;
+    s.items = s.m_start[pr.batch] * pr.num_heads_q;
+  } else {
+    s.m_start = nullptr;
+    s.m_blocks = (pr.max_seqlen_q + kBM - 1) / kBM;
+    s.items = s.m_blocks * pr.num_heads_q * pr.batch;
+  }
   return s;
 }
+
+// Sequences of a mixed batch (decode-like: fewer than kBM / 2 query tokens per sequence on average) that the decode
+// kernel takes instead: GQA-packed rows within one decode launch's reach (the seed's kMaxRowsForDecode).
+__device__ __forceinline__ bool mixed_batch(const AttentionProblem& pr) {
+  return static_cast<i64>(pr.total_q) < static_cast<i64>(pr.batch) * (kBM / 2);
+}
+
+template <class C>
+__device__ __forceinline__ bool fill_work(const AttentionProblem& pr, int b, int h, int row0, Work& w);
 
 // The work of item `idx`; false when its rows lie past its sequence (varlen), which the producer skips.
 template <class C>
 __device__ __forceinline__ bool make_work(const AttentionProblem& pr, const Schedule& sc, int idx, Work& w) {
-  const int hb = idx / sc.m_blocks, m_rank = idx - hb * sc.m_blocks;
-  w.b = hb / pr.num_heads_q;
-  w.h = hb - w.b * pr.num_heads_q;
+  int m_blocks = sc.m_blocks, m_rank;
+  if (sc.m_start != nullptr) {  // compact: the sequence whose range holds idx (binary search), then head, m block
+    int lo = 0, hi = pr.batch - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (sc.m_start[mid] * pr.num_heads_q <= idx) lo = mid; else hi = mid - 1;
+    }
+    const int first = sc.m_start[lo];
+    m_blocks = sc.m_start[lo + 1] - first;
+    const int local = idx - first * pr.num_heads_q;
+    w.b = lo;
+    w.h = local / m_blocks;
+    m_rank = local - w.h * m_blocks;
+  } else {
+    const int hb = idx / m_blocks;
+    m_rank = idx - hb * m_blocks;
+    w.b = hb / pr.num_heads_q;
+    w.h = hb - w.b * pr.num_heads_q;
+  }
+  return fill_work<C>(pr, w.b, w.h, (m_blocks - 1 - m_rank) * kBM, w);  // causal: the longest key ranges first
+}
+
+// The work of sequence b, query head h, rows row0 .. row0 + kBM - 1; false when row0 lies past the sequence. The
+// producer publishes (b, h, row0) of each item, so its readers never decode an item number (one code path for the
+// dense and the compact numbering).
+template <class C>
+__device__ __forceinline__ bool fill_work(const AttentionProblem& pr, int b, int h, int row0, Work& w) {
+  w.b = b;
+  w.h = h;
   const int group = pr.num_heads_q / pr.num_heads_kv;
   w.kvh = w.h / group;
   w.q_start = pr.cu_seqlens_q[w.b];
   w.sq = pr.cu_seqlens_q[w.b + 1] - w.q_start;
-  w.row0 = (sc.m_blocks - 1 - m_rank) * kBM;  // causal: the longest key ranges start first
+  w.row0 = row0;
   if (w.row0 >= w.sq) return false;
   w.sk = pr.seqused_k ? pr.seqused_k[w.b] : pr.cu_seqlens_k[w.b + 1] - pr.cu_seqlens_k[w.b];
   w.k_start = pr.paged ? 0 : pr.cu_seqlens_k[w.b];
@@ -1522,22 +1587,29 @@ __device__ __forceinline__ int next_item(const Args& args, const Schedule& sc, S
   const int slot = j & 1;
   if (j >= 2) mbar_wait(smem_u32(&sm.work_empty[slot]), static_cast<u32>(((j >> 1) - 1) & 1));
   if (lane == 0) {
-    sm.work[slot] = idx;
-    mbar_arrive(smem_u32(&sm.work_full[slot]));  // release: the store above is seen by whoever waits on the phase
+    const bool more = idx < sc.items;
+    sm.work[slot][0] = more ? w.b : -1;
+    sm.work[slot][1] = more ? w.h : 0;
+    sm.work[slot][2] = more ? w.row0 : 0;
+    mbar_arrive(smem_u32(&sm.work_full[slot]));  // release: the stores above are seen by whoever waits on the phase
   }
   __syncwarp();
   return idx;
 }
 
-// A reader warp (consumer or converter) takes item j: every lane reads the slot, then lane 0 releases it.
+// A reader warp (consumer or converter) takes item j: every lane reads the slot, then lane 0 releases it. False when
+// the producer said there is no more work.
 template <class C>
-__device__ __forceinline__ int take_item(Smem<C>& sm, int j) {
+__device__ __forceinline__ bool take_item(Smem<C>& sm, int j, int& b, int& h, int& row0) {
   const int slot = j & 1;
   mbar_wait(smem_u32(&sm.work_full[slot]), static_cast<u32>((j >> 1) & 1));
-  const int idx = *static_cast<volatile int*>(&sm.work[slot]);
+  const volatile int* item = sm.work[slot];
+  b = item[0];
+  h = item[1];
+  row0 = item[2];
   __syncwarp();
   if ((threadIdx.x & 31) == 0) mbar_arrive(smem_u32(&sm.work_empty[slot]));
-  return idx;
+  return b >= 0;
 }
 
 // fp8: TMA brings the raw rows of one K or V tile (box {d, 1, rows}, no swizzle) into the one-deep raw buffer once the
@@ -1615,10 +1687,10 @@ __device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr,
   const int ct = threadIdx.x - 32;  // 0 .. kConverterThreads - 1
   int it = 0;                       // tiles widened so far, over all items: the ring's slot and phase
   for (int j = 0;; ++j) {
-    const int idx = take_item(sm, j);
-    if (idx >= sc.items) break;
+    int b, h, row0;
+    if (!take_item(sm, j, b, h, row0)) break;
     Work w;
-    make_work<C>(pr, sc, idx, w);  // true: the producer publishes only items with rows
+    fill_work<C>(pr, b, h, row0, w);  // true: the producer publishes only items with rows
     if (j >= 1) mbar_wait(smem_u32(&sm.empty_q), static_cast<u32>((j - 1) & 1));  // WAR on Q: item j - 1's S retired
     widen_q(sm, pr, w, ct);
     fence_proxy_async();
@@ -2011,10 +2083,10 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Sch
   if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
   int it = 0;                    // K/V tiles of the items done so far
   for (int j = 0;; ++j) {
-    const int idx = take_item(sm, j);
-    if (idx >= sc.items) break;
+    int b, h, row0;
+    if (!take_item(sm, j, b, h, row0)) break;
     Work w;
-    make_work<C>(args.problem, sc, idx, w);  // true: the producer publishes only items with rows
+    fill_work<C>(args.problem, b, h, row0, w);  // true: the producer publishes only items with rows
     consume_item<C>(args, sm, w, wgc, j, it);
     it += w.n_tiles;
   }
@@ -2030,7 +2102,7 @@ __device__ __forceinline__ void forward(const Args& args) {
   static_assert(sizeof(Smem<C>) + 1024u <= 232448u, "sm_90's 227 KiB of dynamic shared memory per block");
   Smem<C>& sm = *reinterpret_cast<Smem<C>*>(kseek_fa3_smem + (((raw + 1023u) & ~1023u) - raw));
 
-  const Schedule sc = schedule_of(pr);
+  const Schedule sc = schedule_of(args);
 
   if (threadIdx.x == 0) {
     // 16-bit: TMA completes the slabs' full barriers (one arrival + tx); fp8: every converter thread arrives.
@@ -2165,6 +2237,50 @@ extern "C" __global__ void __launch_bounds__(128)
 
 KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
 
+// The compact schedule of a ragged or mixed batch (ws::Schedule), the plan's first launch: one CTA of 1024 threads
+// writes m_start[0..batch] (exclusive prefix sums of each sequence's 128-row blocks) and the flag the persistent kernel
+// reads. In a mixed batch the sequences the decode kernel takes (GQA-packed rows <= kMaxRowsForDecode) own no block.
+extern "C" __global__ void __launch_bounds__(1024)
+    kseek_fa3_ws_schedule(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {
+  using namespace ::kseek::plugins::attention_fa3::seed;
+  const ::kseek::attention::AttentionProblem& pr = args.problem;
+  int* out = static_cast<int*>(args.workspace);
+  __shared__ int warp_total[32];
+  __shared__ int carry;
+  const bool mixed = ws::mixed_batch(pr);
+  const int group = pr.num_heads_q / pr.num_heads_kv;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (int base = 0; base < pr.batch; base += 1024) {
+    const int b = base + threadIdx.x;
+    int m = 0;
+    if (b < pr.batch) {
+      const int sq = pr.cu_seqlens_q[b + 1] - pr.cu_seqlens_q[b];
+      const bool decode = mixed && static_cast<long long>(sq) * group <= kMaxRowsForDecode;
+      m = decode ? 0 : (sq + ws::kBM - 1) / ws::kBM;
+    }
+    int incl = m;  // inclusive scan: within the warp, then over the warps' totals
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const int v = __shfl_up_sync(0xffffffffu, incl, off);
+      if (lane >= off) incl += v;
+    }
+    if (lane == 31) warp_total[warp] = incl;
+    __syncthreads();
+    int before = carry;
+    for (int w = 0; w < warp; ++w) before += warp_total[w];
+    if (b < pr.batch) out[ws::kMStartOffset + b] = before + incl - m;
+    __syncthreads();  // every thread has read carry and warp_total before they change
+    if (threadIdx.x == 1023) carry = before + incl;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[ws::kMStartOffset + pr.batch] = carry;
+    out[ws::kWsCompactFlag] = 1;
+  }
+}
+
 // =====================================================================================================================
 // Plan: picks the tiling from sizes alone, then the split count, the workspace and the launches.
 // =====================================================================================================================
@@ -2284,8 +2400,11 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
     return false;
   if (pr.has_q_v || pr.num_spans != 0) return false;  // q_v (MLA) and bidirectional spans stay on the seed
   if (!(pr.softmax_scale > 0.0f) || pr.softcap < 0.0f) return false;
-  // Prefill only: decode-like and mixed batches (few query rows per sequence) stay on the seed's split-KV tilings.
-  if (pr.max_seqlen_q < kBM || static_cast<i64>(pr.total_q) < static_cast<i64>(pr.batch) * (kBM / 2)) return false;
+  // Prefill only: a batch with no sequence of kBM query rows stays on the seed's split-KV decode tilings. A mixed batch
+  // (few rows per sequence on average, some long chunks: H21) runs its long sequences here and its short ones on the
+  // seed's decode kernel, a second launch that make_plan adds.
+  if (pr.max_seqlen_q < kBM) return false;
+  const bool mixed = mixed_batch(pr);
   WsChoice wc{};
   if (!choose_ws_kernel(pr.head_dim, pr.head_dim_v, pr.dtype_qkv == attention::kDTypeFP16, fp8, pr.softcap > 0.0f,
                         wc)) {
@@ -2316,13 +2435,24 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   if (sms == 0) sms = 132;
   if (m_blocks * hq * pr.batch < static_cast<long long>(sms)) return false;
 
-  // Persistent: one CTA per SM, the items handed out by a counter in the workspace (zeroed before every launch).
+  // Persistent: one CTA per SM, the items handed out by a counter in the workspace (zeroed before every launch). A
+  // ragged batch (max_seqlen_q x batch over 1.125 x total_q) or a mixed one numbers its items compactly (Schedule):
+  // kseek_fa3_ws_schedule runs first and writes the numbering after the counter.
   const long long items = m_blocks * hq * pr.batch;
   const unsigned ctas = static_cast<unsigned>(items < static_cast<long long>(sms) ? items : sms);
-  set_launch(plan->launches[0], wc.name, ctas, 1u, 1u, wc.smem);
-  plan->launches[0].block = PlanDim3{static_cast<unsigned>(kThreads), 1u, 1u};
-  plan->num_launches = 1;
-  plan->workspace_bytes = 256;  // one int: the next item number
+  const bool compact =
+      mixed || static_cast<i64>(pr.max_seqlen_q) * pr.batch * 8 > static_cast<i64>(pr.total_q) * 9;
+  int l = 0;
+  if (compact) {
+    set_launch(plan->launches[l], "kseek_fa3_ws_schedule", 1u, 1u, 1u, 0u);
+    plan->launches[l].block = PlanDim3{1024u, 1u, 1u};
+    ++l;
+  }
+  set_launch(plan->launches[l], wc.name, ctas, 1u, 1u, wc.smem);
+  plan->launches[l].block = PlanDim3{static_cast<unsigned>(kThreads), 1u, 1u};
+  plan->num_launches = l + 1;
+  // The counter, then (compact) m_start[batch + 1] from byte 256.
+  plan->workspace_bytes = compact ? (256u + 4u * (static_cast<u64>(pr.batch) + 1u) + 255u) / 256u * 256u : 256u;
   plan->num_tensor_maps = 3;
   // Box columns: 16-bit, one 64-column slab per box (the kernel issues d / 64 of them); fp8, whole raw rows.
   const unsigned q_cols = wc.fp8 ? static_cast<unsigned>(pr.head_dim) : kSwizzleCols;
@@ -2347,7 +2477,8 @@ __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   u8* raw = reinterpret_cast<u8*>(plan);
   for (unsigned i = 0; i < sizeof(LaunchPlan); ++i) raw[i] = 0;
   plan->abi_version = kLaunchPlanAbiVersion;
-  if (ws::make_ws_plan(pr, plan)) return;  // stage (a): the warp-specialised Hopper path
+  const bool ws_taken = ws::make_ws_plan(pr, plan);  // stages (a)-(e): the warp-specialised Hopper path
+  if (ws_taken && !ws::mixed_batch(pr)) return;
 
   const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
   if (hkv <= 0 || hq <= 0 || hq % hkv != 0 || pr.batch < 0 || pr.total_q < 0) return;
@@ -2373,6 +2504,21 @@ __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
 
   const int group = hq / hkv;
   const long long max_rows = static_cast<long long>(pr.max_seqlen_q > 0 ? pr.max_seqlen_q : 1) * group;
+  if (ws_taken) {
+    // Mixed batch: the persistent kernel took the long sequences; the decode tiling takes those whose packed rows fit
+    // kMaxRowsForDecode (its grid covers no more, so the kernel skips the rest), unsplit, after the persistent launch.
+    KernelChoice kc{};
+    const int l = static_cast<int>(plan->num_launches);
+    if (!choose_kernel(true, elem, dp, dvp, kc) || pr.batch <= 0 || l >= static_cast<int>(kMaxPlanLaunches)) {
+      plan->num_launches = 0;  // unsupported: no launch at all rather than half the batch
+      return;
+    }
+    const long long cover = (kMaxRowsForDecode + kc.bm - 1) / kc.bm;
+    set_launch(plan->launches[l], kc.name, static_cast<unsigned>(static_cast<long long>(pr.batch) * hkv),
+               static_cast<unsigned>(cover), 1u, kc.smem);
+    plan->num_launches = l + 1;
+    return;
+  }
   const bool decode = dvp == 512 || max_rows <= kMaxRowsForDecode;
   KernelChoice kc{};
   if (!choose_kernel(decode, elem, dp, dvp, kc)) return;
@@ -2390,6 +2536,29 @@ __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
     if (sms == 0) sms = 132;
     const long long cap = pr.num_splits > 1 ? pr.num_splits : kMaxSplits;
     if (ctas < 2LL * sms) splits = (3LL * sms + ctas - 1) / ctas;
+    if (decode && pr.window_left < 0 && pr.batch > 0) {
+      // Decode: splits of a fixed number of tiles (see the kernel), no longer than a quarter of what each CTA slot of
+      // the GPU has to stream, so by Graham's bound for greedy scheduling the last CTA ends within 1.25x the ideal time
+      // however ragged the batch (H16: keys from 256 to 32768). Slots: the CTAs one SM holds by shared memory (228 KiB
+      // per SM, 1 KiB reserved per CTA; at most 3 by registers for these tilings).
+      long long per_sm = 233472LL / (static_cast<long long>(kc.smem) + 1024LL);
+      per_sm = per_sm < 1 ? 1 : (per_sm > 3 ? 3 : per_sm);
+      const long long slots = static_cast<long long>(sms) * per_sm;
+      // Mean keys per sequence (paged: total_k counts the cache's spare pages too, a slight overestimate).
+      const long long mean_tiles = (static_cast<long long>(pr.total_k) / pr.batch + kc.bn - 1) / kc.bn;
+      const long long per_slot = ctas * (mean_tiles > 0 ? mean_tiles : 1) / slots;
+      // A split's partial O (rows x dv fp32, written then read by the combine) stays under 2% of the K/V bytes it
+      // streams: MLA's dv 512 at 8 splits instead of 4 lost 5% (H25, H200, 2026-12-02), H16/H15's dv 128 gained.
+      const long long elem_bytes = elem == kElemFP8 ? 1 : 2;
+      const long long rows = max_rows < kc.bm ? max_rows : kc.bm;
+      const long long tile_bytes = static_cast<long long>(kc.bn) * (pr.head_dim + pr.head_dim_v) * elem_bytes;
+      long long chunk = per_slot / 4;
+      const long long chunk_min = (50LL * rows * pr.head_dim_v * 8 + tile_bytes - 1) / tile_bytes;
+      if (chunk < chunk_min) chunk = chunk_min;
+      if (chunk < 16) chunk = 16;  // and at least 16 tiles: the CTA's start is paid once per split
+      const long long by_skew = (key_tiles + chunk - 1) / chunk;
+      if (by_skew > splits) splits = by_skew;  // the wave rule above stays the floor (H25's 4 splits)
+    }
     const long long by_length = key_tiles / kMinTilesPerSplit;
     if (splits > by_length) splits = by_length;
     if (splits > cap) splits = cap;
