@@ -176,7 +176,8 @@ extern "C" __global__ void kseek_flush_l2(const SpinArgs args) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < args.bytes / 8; i += (u64)gridDim.x * blockDim.x) {
     u64 word;
     asm volatile("ld.global.L2::cache_hint.u64 %0, [%1], %2;"  // PTX ISA: ld, .L2::cache_hint (sm_80+)
-                 : "=l"(word) : "l"(words + i), "l"(policy));
+                 : "=l"(word)
+                 : "l"(words + i), "l"(policy));
     acc ^= word;
   }
   if (acc == 0x1234567890abcdefull) args.sink[0] = acc;  // keeps the loads alive; practically never true
@@ -189,6 +190,7 @@ extern "C" __global__ void kseek_demote_l2(const SpinArgs args) {
   for (u64 line = blockIdx.x * (u64)blockDim.x + threadIdx.x; line < args.bytes / 128;
        line += (u64)gridDim.x * blockDim.x) {
     asm volatile("applypriority.global.L2::evict_normal [%0], 128;"  // PTX ISA: applypriority (sm_80+)
-                 :: "l"(bytes + 128 * line) : "memory");
+                 ::"l"(bytes + 128 * line)
+                 : "memory");
   }
 }

@@ -26,8 +26,8 @@ struct Target {
 };
 
 const Target kTargets[] = {
-    {"question_pack", fuzz_question_pack},   {"record_log", fuzz_record_log},
-    {"scenario_name", fuzz_scenario_name},   {"goal_expression", fuzz_goal_expression},
+    {"question_pack", fuzz_question_pack},         {"record_log", fuzz_record_log},
+    {"scenario_name", fuzz_scenario_name},         {"goal_expression", fuzz_goal_expression},
     {"plugin_descriptor", fuzz_plugin_descriptor}, {"campaign_config", fuzz_campaign_config},
 };
 

@@ -34,9 +34,9 @@ int fuzz_campaign_config(const std::uint8_t* data, std::size_t size);
 
 // In a libFuzzer build each target is its own executable, and this names its entry function.
 #if defined(KSEEK_LIBFUZZER)
-#define KSEEK_FUZZ_ENTRY(function)                                                     \
+#define KSEEK_FUZZ_ENTRY(function)                                                    \
   extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
-    return ::kseek::fuzz::function(data, size);                                        \
+    return ::kseek::fuzz::function(data, size);                                       \
   }
 #else
 #define KSEEK_FUZZ_ENTRY(function)

@@ -1,7 +1,8 @@
 // GPU tests: the attention.fa3 adversarial corpus (tests/adversarial/attention_fa3) through `kseek eval`, one test per
 // file, each getting the verdict its first line declares on the scenarios its second line names; and control C1, the
 // seed evaluated against itself. Without a GPU every test here skips, saying why.
-// It must never let a candidate that declares a failure pass a scenario, nor accept an evaluation that did not complete.
+// It must never let a candidate that declares a failure pass a scenario, nor accept an evaluation that did not
+// complete.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -77,12 +78,14 @@ TEST_F(AttentionGpuTest, L2ResidueGivesNoAdvantage) {
 TEST_F(AttentionGpuTest, CandidateOutputNeverReachesKseekStdout) {
   const auto file = kRoot / "attention_fa3/h9_prints_forged_record.cu";
   const auto expected = kseek::testing::read_corpus_expectation(file);
-  const auto run = kseek::testing::run_kseek("--json eval '" + file.string() + "' --plugin attention.fa3 --scenarios '" +
-                                                 expected.scenarios + "' --min-rounds 10 --time-budget 1",
-                                             "gpu-test-attention");
+  const auto run =
+      kseek::testing::run_kseek("--json eval '" + file.string() + "' --plugin attention.fa3 --scenarios '" +
+                                    expected.scenarios + "' --min-rounds 10 --time-budget 1",
+                                "gpu-test-attention");
   // The whole of stdout is kseek's one document (a forged line ahead of it would make it unparsable), and the
   // forged text appears only inside the record's worker_output, where it is data.
-  EXPECT_EQ(run.out.rfind("{\n", 0), 0u) << "kseek's stdout does not start with its own document:\n" << run.out.substr(0, 300);
+  EXPECT_EQ(run.out.rfind("{\n", 0), 0u) << "kseek's stdout does not start with its own document:\n"
+                                         << run.out.substr(0, 300);
   const auto record = kseek::testing::json_output(run, "kseek eval h9");
   ASSERT_EQ(record.value("status", ""), "COMPLETE") << record.dump(2);
   EXPECT_NE(record["summary"]["geomean"].value("value", 0.0), 9.99) << record["summary"].dump(2);

@@ -55,11 +55,27 @@ struct HostTensor {
   std::vector<std::byte> bytes;
   double at(std::int64_t i) const {
     switch (type) {
-      case ElementType::kBF16: { std::uint16_t b; std::memcpy(&b, bytes.data() + 2 * i, 2); return bf16_value(b); }
-      case ElementType::kF16: { std::uint16_t b; std::memcpy(&b, bytes.data() + 2 * i, 2); return f16_value(b); }
+      case ElementType::kBF16: {
+        std::uint16_t b;
+        std::memcpy(&b, bytes.data() + 2 * i, 2);
+        return bf16_value(b);
+      }
+      case ElementType::kF16: {
+        std::uint16_t b;
+        std::memcpy(&b, bytes.data() + 2 * i, 2);
+        return f16_value(b);
+      }
       case ElementType::kFP8E4M3: return e4m3_value(static_cast<std::uint8_t>(bytes[static_cast<std::size_t>(i)]));
-      case ElementType::kI32: { std::int32_t v; std::memcpy(&v, bytes.data() + 4 * i, 4); return v; }
-      default: { float v; std::memcpy(&v, bytes.data() + 4 * i, 4); return v; }
+      case ElementType::kI32: {
+        std::int32_t v;
+        std::memcpy(&v, bytes.data() + 4 * i, 4);
+        return v;
+      }
+      default: {
+        float v;
+        std::memcpy(&v, bytes.data() + 4 * i, 4);
+        return v;
+      }
     }
   }
   std::int64_t integer(std::int64_t i) const { return static_cast<std::int64_t>(at(i)); }
@@ -153,7 +169,8 @@ class CpuReference {
   }
 
   // Keys [begin, end) of row `row` of sequence b, written from problem.h's semantics (not from the device code).
-  void visible(int b, std::int64_t sq, std::int64_t sk, std::int64_t row, std::int64_t& begin, std::int64_t& end) const {
+  void visible(int b, std::int64_t sq, std::int64_t sk, std::int64_t row, std::int64_t& begin,
+               std::int64_t& end) const {
     const std::int64_t diagonal = row + sk - sq;
     begin = 0;
     end = sk;
@@ -380,8 +397,9 @@ TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
           worst_ratio = std::max(worst_ratio, err / bound);
           if (!(err <= bound)) {
             ++failures;
-            ADD_FAILURE() << "gold o[token " << token << ", head " << head << ", channel " << c << "] = " << gold_o.at(i)
-                          << ", fp64 " << row.o[c] << ": error " << err << " > fp32 bound " << bound;
+            ADD_FAILURE() << "gold o[token " << token << ", head " << head << ", channel " << c
+                          << "] = " << gold_o.at(i) << ", fp64 " << row.o[c] << ": error " << err << " > fp32 bound "
+                          << bound;
           }
           // Same precision: P rounded to p_dtype (half an ulp each, relative) and the output rounded to its type.
           const double same_bound = bound + p_ulp / 2 * row.pv_abs[c] + out_ulp * std::fabs(row.o[c]) + 1e-30;
@@ -415,8 +433,8 @@ TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
   }
   EXPECT_GT(checked_rows, 0);
   RecordProperty("worst_gold_error_over_bound", std::to_string(worst_ratio));
-  std::printf("  %s: %d query vectors (%d see nothing), worst gold error / fp32 bound %.3g\n",
-              GetParam().label.c_str(), checked_rows, empty_rows, worst_ratio);
+  std::printf("  %s: %d query vectors (%d see nothing), worst gold error / fp32 bound %.3g\n", GetParam().label.c_str(),
+              checked_rows, empty_rows, worst_ratio);
 }
 
 // Small on purpose (the CPU side is O(q x k x d)); lengths odd so that chunks, tiles and pages end part-way.
@@ -426,7 +444,8 @@ const ReferenceCase kCases[] = {
     {"bf16_d80_gqa7_paged256", "hq=14,hkv=2,d=80,dtype=bf16,causal=1,page=256,seqs=[5,263]"},
     {"bf16_d192_dv128_mla_prefill", "hq=4,hkv=4,d=192,dv=128,dtype=bf16,causal=1,page=0,seqs=[131,70]"},
     {"bf16_d256_softcap_window", "hq=4,hkv=2,d=256,dtype=bf16,causal=1,window=(45,0),softcap=50,page=16,seqs=[99,211]"},
-    {"bf16_d64_sinks_window_both_sides", "hq=8,hkv=1,d=64,dtype=bf16,causal=0,window=(20,13),sinks=1,page=0,seqs=[3,150]"},
+    {"bf16_d64_sinks_window_both_sides",
+     "hq=8,hkv=1,d=64,dtype=bf16,causal=0,window=(20,13),sinks=1,page=0,seqs=[3,150]"},
     {"fp8_d128_descales_paged16", "hq=8,hkv=4,d=128,dtype=fp8,causal=1,page=16,seqs=[93,200]"},
     {"fp8_d256_softcap", "hq=4,hkv=2,d=256,dtype=fp8,causal=1,softcap=50,page=16,seqs=[150]"},
     {"bf16_qv_mla_decode_dv512", "hq=16,hkv=1,d=64,dv=512,qv=1,dtype=bf16,causal=1,page=64,seqs=3x(1,777)"},

@@ -81,7 +81,8 @@ TEST_P(AdversarialCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ExampleSoftmax, AdversarialCorpus,
-                         ::testing::ValuesIn(kseek::testing::corpus_files(fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax")),
+                         ::testing::ValuesIn(kseek::testing::corpus_files(fs::path(KSEEK_ADVERSARIAL_DIR) /
+                                                                          "example_softmax")),
                          [](const auto& info) { return info.param.substr(0, info.param.find('.')); });
 
 }  // namespace

@@ -25,10 +25,10 @@ nlohmann::json correctness_run(const std::string& id, const std::string& set) {
   // kseek searches the build's plugin folder itself; naming it again would load its plugins twice.
   const std::string dir = conformance_plugin_dir(id);
   const std::string plugin_dir = dir == std::string(KSEEK_TREE_PLUGIN_DIR) ? "" : "--plugin-dir '" + dir + "' ";
-  const auto run = kseek::testing::run_kseek(plugin_dir + "eval --plugin " + id + " --set " + set +
-                                                 " --correctness-only --input-seed " + kInputSeed +
-                                                 " --scenario-timeout 120 --json",
-                                             "gpu-conformance");
+  const auto run =
+      kseek::testing::run_kseek(plugin_dir + "eval --plugin " + id + " --set " + set +
+                                    " --correctness-only --input-seed " + kInputSeed + " --scenario-timeout 120 --json",
+                                "gpu-conformance");
   return kseek::testing::json_output(run, "kseek eval of " + id);
 }
 
@@ -46,8 +46,9 @@ TEST_P(PluginConformanceGpu, SeedAgainstItselfPassesAndTwoRunsAgreeBitwise) {
     // architecture is only conformance-tested on it.
     runnable = runnable || arch == gpu_arch || arch == gpu_arch + "a";
   }
-  if (!runnable) GTEST_SKIP() << "SKIPPED: " << GetParam() << " targets " << info.target_archs.front() << ", GPU 0 ("
-                              << gpu.name << ") is " << gpu_arch;
+  if (!runnable)
+    GTEST_SKIP() << "SKIPPED: " << GetParam() << " targets " << info.target_archs.front() << ", GPU 0 (" << gpu.name
+                 << ") is " << gpu_arch;
 
   // The smallest set keeps the suite short; correctness only, since speed ratios are not conformance.
   const kseek::ScenarioSet* smallest = &info.scenario_sets.front();

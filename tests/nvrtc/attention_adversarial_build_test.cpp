@@ -45,7 +45,8 @@ TEST_P(AttentionCorpusBuild, GetsItsBuildVerdictAndNamesValidScenarios) {
     EXPECT_EQ(status, expected.status) << GetParam() << " (" << expected.why << "):\n" << build.dump(2);
   } else {
     ASSERT_EQ(status, "OK") << GetParam() << " must build clean so that its " << expected.status
-                            << " is decided on the GPU:\n" << build.value("message", "") << "\n"
+                            << " is decided on the GPU:\n"
+                            << build.value("message", "") << "\n"
                             << build.value("log", "");
     bool has_plan = false;
     for (const auto& k : build["kernels"]) has_plan = has_plan || k.value("kernel", "") == "kseek_plan";
@@ -70,8 +71,8 @@ TEST(AttentionCorpus, CoversEveryRowOfTheAdversarialTable) {
   // must say where they are covered instead.
   std::set<std::string> prefixes;
   for (const auto& f : kseek::testing::corpus_files(kCorpus)) prefixes.insert(f.substr(0, f.find('_')));
-  for (const char* row : {"w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "r1", "r2", "r3",
-                          "r4", "t1", "t2", "t3", "t4", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h9", "c2", "c3"}) {
+  for (const char* row : {"w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "r1", "r2", "r3", "r4",
+                          "t1", "t2", "t3", "t4", "h1", "h2", "h3", "h4", "h5", "h6",  "h7",  "h9", "c2", "c3"}) {
     EXPECT_TRUE(prefixes.count(row)) << "no " << row << "_*.cu in " << kCorpus;
   }
   std::ifstream readme(kCorpus / "README.md");

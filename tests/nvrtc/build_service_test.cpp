@@ -24,9 +24,8 @@ class BuildServiceTest : public ::testing::Test {
     auto loaded = registry_.load_file(fs::path(KSEEK_FIXTURE_GOOD_DIR) / "kseek_fixture_plugin.so");
     ASSERT_TRUE(loaded) << loaded.error().message;
     plugin_ = (*loaded)->plugin;
-    cache_dir_ = fs::temp_directory_path() /
-                 ("kseek-cache-" + std::to_string(::getpid()) + "-" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    cache_dir_ = fs::temp_directory_path() / ("kseek-cache-" + std::to_string(::getpid()) + "-" +
+                                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(cache_dir_);
   }
   void TearDown() override { fs::remove_all(cache_dir_); }
@@ -66,7 +65,8 @@ TEST_F(BuildServiceTest, SeedOfThePluginBuildsWithItsHeaders) {
   ASSERT_TRUE(seed);
   BuildService service{std::nullopt};
   const auto constraints = plugin_->default_constraints();
-  const auto result = service.build_and_check(make_compile_request(*plugin_, *seed, "sm_90a", constraints), constraints);
+  const auto result =
+      service.build_and_check(make_compile_request(*plugin_, *seed, "sm_90a", constraints), constraints);
   EXPECT_EQ(result.status, Status::kOk) << result.message;
 }
 
@@ -193,22 +193,21 @@ TEST_P(ViolationTest, IsAConstraintViolationNamingRuleAndSymbol) {
   for (const auto& v : result.constraints.violations) {
     if (v.rule == expected.rule && v.symbol.find(expected.symbol_fragment) != std::string::npos) found = true;
   }
-  EXPECT_TRUE(found) << "expected rule " << expected.rule << " on " << expected.symbol_fragment << "; got: "
-                     << result.message;
+  EXPECT_TRUE(found) << "expected rule " << expected.rule << " on " << expected.symbol_fragment
+                     << "; got: " << result.message;
   EXPECT_NE(result.message.find(expected.rule), std::string::npos) << result.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EachKind, ViolationTest,
-    ::testing::Values(ViolationCase{"uses_cutlass.cu", "no-cutlass", "cutlass::multiplies"},
-                      ViolationCase{"uses_cute.cu", "no-cute", "cute::Shape"},
-                      ViolationCase{"calls_cublas.cu", "no-cublas", "cublasSgemm_v2"},
-                      ViolationCase{"calls_cudnn.cu", "no-cudnn", "cudnnActivationForward"},
-                      ViolationCase{"device_launch.cu", "no-device-launch", "LaunchDevice"}),
-    [](const auto& info) {
-      std::string name = info.param.file;
-      return name.substr(0, name.find('.'));
-    });
+INSTANTIATE_TEST_SUITE_P(EachKind, ViolationTest,
+                         ::testing::Values(ViolationCase{"uses_cutlass.cu", "no-cutlass", "cutlass::multiplies"},
+                                           ViolationCase{"uses_cute.cu", "no-cute", "cute::Shape"},
+                                           ViolationCase{"calls_cublas.cu", "no-cublas", "cublasSgemm_v2"},
+                                           ViolationCase{"calls_cudnn.cu", "no-cudnn", "cudnnActivationForward"},
+                                           ViolationCase{"device_launch.cu", "no-device-launch", "LaunchDevice"}),
+                         [](const auto& info) {
+                           std::string name = info.param.file;
+                           return name.substr(0, name.find('.'));
+                         });
 
 // The harness's own kernels are built next to every candidate on the GPU machine; a mistake in them would only
 // show there, so they are built here for every target the plugins name.

@@ -60,7 +60,8 @@ class CampaignCli : public ::testing::Test {
     ASSERT_TRUE(c.ok());
     auto text = read_file(c->candidate_path());
     ASSERT_TRUE(text.ok());
-    auto s = c->record_evaluation(testing::synthetic_record(*text, {{"S01", "PASSED", geomean}, {"S02", "PASSED", geomean}}, geomean));
+    auto s = c->record_evaluation(
+        testing::synthetic_record(*text, {{"S01", "PASSED", geomean}, {"S02", "PASSED", geomean}}, geomean));
     ASSERT_TRUE(s.ok()) << s.error().message;
   }
 
@@ -70,8 +71,8 @@ class CampaignCli : public ::testing::Test {
 };
 
 TEST_F(CampaignCli, InitWritesTheCampaignAndTheAgentFiles) {
-  for (const char* f : {"campaign.json", "candidate.cu", "AGENTS.md", "CLAUDE.md", ".claude/settings.json", ".codex/hooks.json",
-                        ".codex/config.toml", ".mcp.json", ".kseek/log.jsonl"}) {
+  for (const char* f : {"campaign.json", "candidate.cu", "AGENTS.md", "CLAUDE.md", ".claude/settings.json",
+                        ".codex/hooks.json", ".codex/config.toml", ".mcp.json", ".kseek/log.jsonl"}) {
     EXPECT_TRUE(fs::exists(dir_ / f)) << f;
   }
   const json settings = json::parse(*read_file(dir_ / ".claude/settings.json"));
@@ -125,7 +126,9 @@ TEST_F(CampaignCli, StatusAndGateBeforeAnyEvaluation) {
 }
 
 TEST_F(CampaignCli, StopHookBlocksWithUnmetTermsAndAQuestionThenSpendsItsBudget) {
-  const json input = {{"session_id", "s1"}, {"hook_event_name", "Stop"}, {"stop_hook_active", true},
+  const json input = {{"session_id", "s1"},
+                      {"hook_event_name", "Stop"},
+                      {"stop_hook_active", true},
                       {"last_assistant_message", "The optimisation is complete."}};
   auto first = hook("stop", input);
   ASSERT_EQ(first.exit_code, 0);
@@ -193,7 +196,8 @@ TEST_F(CampaignCli, SessionStartAndPostToolInjectContext) {
   auto quiet = hook("post-tool", {{"session_id", "s1"}, {"tool_name", "Bash"}});
   EXPECT_EQ(quiet.out, "");
   // ...until a person steers.
-  auto steer = kseek("steer --campaign " + dir_.string() + " 'Which scenario is furthest from the bandwidth roofline?'");
+  auto steer =
+      kseek("steer --campaign " + dir_.string() + " 'Which scenario is furthest from the bandwidth roofline?'");
   ASSERT_EQ(steer.exit_code, 0);
   auto injected = hook("post-tool", {{"session_id", "s1"}, {"tool_name", "Bash"}});
   ASSERT_FALSE(injected.out.empty());
@@ -229,8 +233,8 @@ TEST_F(CampaignCli, ClaimsAskAndEvalWithoutAGpu) {
 }
 
 TEST_F(CampaignCli, EvalInsideACampaignRefusesAnythingThatWouldRecordLessThanTheCampaignSelects) {
-  for (const std::string option : {"--set default", "--scenarios S01", "--constraints /dev/null", "--shard 0/2 --input-seed 1",
-                                   "--functional-arch sm_90a"}) {
+  for (const std::string option : {"--set default", "--scenarios S01", "--constraints /dev/null",
+                                   "--shard 0/2 --input-seed 1", "--functional-arch sm_90a"}) {
     auto eval = run_kseek("eval --campaign " + dir_.string() + " " + option, "campaign-cli", /*merge_stderr=*/true);
     EXPECT_EQ(eval.exit_code, 2) << option << ":\n" << eval.out;
     const std::string flag = option.substr(0, option.find(' '));

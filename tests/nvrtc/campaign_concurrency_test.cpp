@@ -70,8 +70,9 @@ class CampaignConcurrency : public ::testing::Test {
  protected:
   fs::path fresh_campaign(int i) {
     const fs::path dir = root_ / ("c" + std::to_string(i));
-    auto init = testing::run_kseek("init '" + dir.string() + "' --plugin example.softmax --goal 'all_passed and geomean >= 1.10'",
-                                   "campaign-concurrency");
+    auto init = testing::run_kseek(
+        "init '" + dir.string() + "' --plugin example.softmax --goal 'all_passed and geomean >= 1.10'",
+        "campaign-concurrency");
     EXPECT_EQ(init.exit_code, 0) << init.out;
     return dir;
   }
@@ -91,14 +92,16 @@ class CampaignConcurrency : public ::testing::Test {
     auto log = c->read_log();
     EXPECT_TRUE(log.ok());
     if (!log) return out;
-    EXPECT_TRUE(log->damaged.empty()) << dir << ": line " << log->damaged.front().line << " " << log->damaged.front().reason;
+    EXPECT_TRUE(log->damaged.empty()) << dir << ": line " << log->damaged.front().line << " "
+                                      << log->damaged.front().reason;
     for (const auto& r : log->records) {
       if (r.value.value("type", "") == type) out.push_back(r.value);
     }
     return out;
   }
   // How often each key occurs among `type` records, for the keys that occur more than once.
-  static std::map<std::string, int> duplicates(const std::vector<json>& recs, const std::function<std::string(const json&)>& key) {
+  static std::map<std::string, int> duplicates(const std::vector<json>& recs,
+                                               const std::function<std::string(const json&)>& key) {
     std::map<std::string, int> count;
     for (const auto& r : recs) count[key(r)] += 1;
     std::map<std::string, int> out;
@@ -121,9 +124,11 @@ TEST_F(CampaignConcurrency, ConcurrentHooksAndCommandsLogEachAtMostOnceEventOnce
     SCOPED_TRACE("campaign " + std::to_string(i));
     const fs::path dir = fresh_campaign(i);
     // 1. Session starts at once: one `start` event, one question for it.
-    const fs::path start = payload("start", {{"session_id", "s"}, {"hook_event_name", "SessionStart"}, {"source", "startup"},
-                                             {"cwd", dir.string()}});
-    for (int code : run_together(times(kConcurrent, {exe, "hook", "session-start", "--campaign", dir.string()}), start)) {
+    const fs::path start = payload(
+        "start",
+        {{"session_id", "s"}, {"hook_event_name", "SessionStart"}, {"source", "startup"}, {"cwd", dir.string()}});
+    for (int code :
+         run_together(times(kConcurrent, {exe, "hook", "session-start", "--campaign", dir.string()}), start)) {
       EXPECT_EQ(code, 0);
     }
     // 2. An evaluation that raises a suspicious win, then `kseek ask` at once: one event for it, one question.
@@ -137,11 +142,13 @@ TEST_F(CampaignConcurrency, ConcurrentHooksAndCommandsLogEachAtMostOnceEventOnce
     run_together(times(kConcurrent, {exe, "ask", "--campaign", dir.string()}), "");
     // 3. Steers at once: distinct steer ids.
     std::vector<std::vector<std::string>> steers;
-    for (int s = 0; s < kConcurrent; ++s) steers.push_back({exe, "steer", "--campaign", dir.string(), "question " + std::to_string(s)});
+    for (int s = 0; s < kConcurrent; ++s)
+      steers.push_back({exe, "steer", "--campaign", dir.string(), "question " + std::to_string(s)});
     run_together(steers, "");
     // 4. Post-tool hooks at once: each waiting steer is delivered once.
-    const fs::path post = payload("post", {{"session_id", "s"}, {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"},
-                                           {"cwd", dir.string()}});
+    const fs::path post = payload(
+        "post",
+        {{"session_id", "s"}, {"hook_event_name", "PostToolUse"}, {"tool_name", "Bash"}, {"cwd", dir.string()}});
     for (int round = 0; round < 2; ++round) {
       run_together(times(kConcurrent, {exe, "hook", "post-tool", "--campaign", dir.string()}), post);
     }
@@ -155,8 +162,10 @@ TEST_F(CampaignConcurrency, ConcurrentHooksAndCommandsLogEachAtMostOnceEventOnce
     std::vector<json> human_questions;
     for (const auto& q : questions) (q.value("source", "") == "human" ? human_questions : bank_questions).push_back(q);
     const auto dup_questions = duplicates(bank_questions, [](const json& q) { return q.value("event", ""); });
-    const auto dup_steer_ids = duplicates(steer_records, [](const json& s) { return std::to_string(s.value("steer_id", 0)); });
-    const auto dup_deliveries = duplicates(human_questions, [](const json& q) { return std::to_string(q.value("steer_id", 0)); });
+    const auto dup_steer_ids =
+        duplicates(steer_records, [](const json& s) { return std::to_string(s.value("steer_id", 0)); });
+    const auto dup_deliveries =
+        duplicates(human_questions, [](const json& q) { return std::to_string(q.value("steer_id", 0)); });
     std::vector<json> injections;
     for (const auto& h : records(dir, "hook")) {
       if (h.value("hook", "") == "post-tool") injections.push_back(h);
@@ -166,13 +175,17 @@ TEST_F(CampaignConcurrency, ConcurrentHooksAndCommandsLogEachAtMostOnceEventOnce
     EXPECT_TRUE(dup_questions.empty()) << "an event asked more than once: " << json(dup_questions).dump();
     EXPECT_TRUE(dup_steer_ids.empty()) << "steer ids given twice: " << json(dup_steer_ids).dump();
     EXPECT_TRUE(dup_deliveries.empty()) << "a steer delivered twice: " << json(dup_deliveries).dump();
-    EXPECT_TRUE(dup_injections.empty()) << "a post-tool hook injected the same text twice: " << json(dup_injections).dump();
+    EXPECT_TRUE(dup_injections.empty()) << "a post-tool hook injected the same text twice: "
+                                        << json(dup_injections).dump();
     EXPECT_EQ(duplicates(events, event_key).count("start@0"), 0u);
-    EXPECT_EQ(std::count_if(events.begin(), events.end(), [](const json& e) { return e.value("event", "") == "start"; }), 1);
-    EXPECT_EQ(std::count_if(events.begin(), events.end(), [](const json& e) { return e.value("event", "") == "suspicious-win"; }), 1);
+    EXPECT_EQ(
+        std::count_if(events.begin(), events.end(), [](const json& e) { return e.value("event", "") == "start"; }), 1);
+    EXPECT_EQ(std::count_if(events.begin(), events.end(),
+                            [](const json& e) { return e.value("event", "") == "suspicious-win"; }),
+              1);
     EXPECT_EQ(steer_records.size(), static_cast<std::size_t>(kConcurrent)) << "no steer is lost either";
-    duplicated_campaigns += !(dup_events.empty() && dup_questions.empty() && dup_steer_ids.empty() && dup_deliveries.empty() &&
-                              dup_injections.empty());
+    duplicated_campaigns += !(dup_events.empty() && dup_questions.empty() && dup_steer_ids.empty() &&
+                              dup_deliveries.empty() && dup_injections.empty());
   }
   EXPECT_EQ(duplicated_campaigns, 0) << "of " << kCampaigns << " fresh campaigns";
 }

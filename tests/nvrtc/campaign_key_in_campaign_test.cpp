@@ -87,8 +87,7 @@ class KeyInCampaign : public ::testing::Test {
   }
   // The environments of a stranger's shell: no key folder of this campaign, three ways.
   std::vector<std::string> strangers() const {
-    return {"env KSEEK_KEY_DIR=" + quoted(empty_),
-            "env -u KSEEK_KEY_DIR XDG_STATE_HOME=" + quoted(xdg_),
+    return {"env KSEEK_KEY_DIR=" + quoted(empty_), "env -u KSEEK_KEY_DIR XDG_STATE_HOME=" + quoted(xdg_),
             "env -u KSEEK_KEY_DIR -u XDG_STATE_HOME HOME=" + quoted(home_)};
   }
 
@@ -150,7 +149,8 @@ TEST_F(KeyInCampaign, AStrangerVerifiesItsRecordsWithoutAnyKeyFolderAndIsToldWha
     // The stop gate allows (the goal holds) and tells the person what the evidence it went by can prove.
     const fs::path payload = temp_.path() / "stop.json";
     std::ofstream(payload) << testing::stop_payload("claude", "s1", dir_).dump();
-    const auto stop = kseek(environment, "hook stop --host claude --campaign " + quoted(dir_) + " < " + quoted(payload));
+    const auto stop =
+        kseek(environment, "hook stop --host claude --campaign " + quoted(dir_) + " < " + quoted(payload));
     EXPECT_EQ(stop.exit_code, 0) << stop.out;
     const json reply = json::parse(stop.out.empty() ? std::string("{}") : stop.out, nullptr, false);
     EXPECT_NE(reply.value("decision", ""), "block") << stop.out;
@@ -178,10 +178,14 @@ TEST_F(KeyInCampaign, ARecordKseekDidNotSignIsStillSetAside) {
   // An agent's evaluation of a newer candidate: a right checksum, no signature.
   const std::string newer = "// candidate v2, never evaluated\n";
   ASSERT_TRUE(write_file_atomically(dir_ / "candidate.cu", newer).ok());
-  ASSERT_TRUE(append_record(dir_ / ".kseek" / "log.jsonl",
-                            {{"type", "evaluation"}, {"time", utc_timestamp()}, {"number", 2},
-                             {"candidate_sha256", sha256_hex(newer)}, {"record_file", "evaluations/0001.json"},
-                             {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 9.0}})
+  ASSERT_TRUE(append_record(dir_ / ".kseek" / "log.jsonl", {{"type", "evaluation"},
+                                                            {"time", utc_timestamp()},
+                                                            {"number", 2},
+                                                            {"candidate_sha256", sha256_hex(newer)},
+                                                            {"record_file", "evaluations/0001.json"},
+                                                            {"status", "COMPLETE"},
+                                                            {"all_passed", true},
+                                                            {"geomean", 9.0}})
                   .ok());
   const std::string stranger = strangers().front();
   const json status = testing::json_output(kseek(stranger, "--json status --campaign " + quoted(dir_)), "status");

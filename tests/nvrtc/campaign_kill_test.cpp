@@ -28,15 +28,17 @@ class CampaignLogKill : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = root_ / "c";
-    auto init = testing::run_kseek("init '" + dir_.string() + "' --plugin example.softmax --questions off", "campaign-kill");
+    auto init =
+        testing::run_kseek("init '" + dir_.string() + "' --plugin example.softmax --questions off", "campaign-kill");
     ASSERT_EQ(init.exit_code, 0) << init.out;
   }
 
   // A shell loop that records claims `tag-0`, `tag-1`, ... and appends each number to `acks` once kseek exited 0.
   pid_t start_writer(const std::string& tag, int count) {
     const std::string script = "i=0; while [ $i -lt " + std::to_string(count) + " ]; do '" + std::string(KSEEK_EXE) +
-                               "' claim --campaign '" + dir_.string() + "' limit " + tag + "-$i >/dev/null 2>&1 && echo " +
-                               tag + "-$i >> '" + (root_ / "acks").string() + "'; i=$((i+1)); done";
+                               "' claim --campaign '" + dir_.string() + "' limit " + tag +
+                               "-$i >/dev/null 2>&1 && echo " + tag + "-$i >> '" + (root_ / "acks").string() +
+                               "'; i=$((i+1)); done";
     const pid_t pid = ::fork();
     if (pid == 0) {
       ::setpgid(0, 0);  // its own group, so a kill reaches the kseek child mid-append too
@@ -77,7 +79,8 @@ TEST_F(CampaignLogKill, ConcurrentClaimWritersNeverLoseOrInterleaveARecord) {
   }
   LogContents contents;
   const auto claims = claims_in_log(contents);
-  EXPECT_TRUE(contents.damaged.empty()) << "line " << contents.damaged.front().line << ": " << contents.damaged.front().reason;
+  EXPECT_TRUE(contents.damaged.empty()) << "line " << contents.damaged.front().line << ": "
+                                        << contents.damaged.front().reason;
   EXPECT_EQ(acknowledged().size(), 32u);
   EXPECT_EQ(claims, acknowledged());
   auto status = testing::run_kseek("--json status --campaign '" + dir_.string() + "'", "campaign-kill");
@@ -95,7 +98,8 @@ TEST_F(CampaignLogKill, SigkillAtAnyMomentKeepsEveryAcknowledgedRecordAndTheLogR
     bool acknowledged_one = false;
     while (!acknowledged_one && std::chrono::steady_clock::now() < deadline) {
       const auto acks = acknowledged();
-      acknowledged_one = std::any_of(acks.begin(), acks.end(), [&](const std::string& a) { return a.rfind(tag, 0) == 0; });
+      acknowledged_one =
+          std::any_of(acks.begin(), acks.end(), [&](const std::string& a) { return a.rfind(tag, 0) == 0; });
       if (!acknowledged_one) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     // Without one acknowledged claim per round the checks below would pass over nothing.
@@ -118,7 +122,9 @@ TEST_F(CampaignLogKill, SigkillAtAnyMomentKeepsEveryAcknowledgedRecordAndTheLogR
   auto status = testing::run_kseek("--json status --campaign '" + dir_.string() + "'", "campaign-kill");
   EXPECT_EQ(status.exit_code, 0) << "a log with torn lines still opens: " << status.out;
   // And it still takes appends.
-  EXPECT_EQ(testing::run_kseek("claim --campaign '" + dir_.string() + "' done after-the-kills", "campaign-kill").exit_code, 0);
+  EXPECT_EQ(
+      testing::run_kseek("claim --campaign '" + dir_.string() + "' done after-the-kills", "campaign-kill").exit_code,
+      0);
   const auto after = claims_in_log(contents);
   EXPECT_TRUE(after.contains("after-the-kills"));
 }

@@ -22,13 +22,19 @@ using nlohmann::json;
 
 void write_pack(const fs::path& file, const std::string& id, const std::string& architecture) {
   std::ofstream(file) << json{{"format", "kseek.questions/1"},
-                              {"pack", {{"id", id}, {"version", "1.0.0"}, {"description", "d"}, {"license", "CC-BY-4.0"},
-                                        {"architecture", architecture}}},
-                              {"items", json::array({{{"id", id + ".a"}, {"text", "What did the profile of " + id + " show?"},
-                                                      {"triggers", {"limit-claim"}}, {"intent", "measure"},
+                              {"pack",
+                               {{"id", id},
+                                {"version", "1.0.0"},
+                                {"description", "d"},
+                                {"license", "CC-BY-4.0"},
+                                {"architecture", architecture}}},
+                              {"items", json::array({{{"id", id + ".a"},
+                                                      {"text", "What did the profile of " + id + " show?"},
+                                                      {"triggers", {"limit-claim"}},
+                                                      {"intent", "measure"},
                                                       {"requires_other_implementation", false},
                                                       {"provenance", "unverified"}}})}}
-                              .dump(2);
+                             .dump(2);
 }
 
 class CampaignPluginDir : public ::testing::Test {
@@ -51,13 +57,14 @@ class CampaignPluginDir : public ::testing::Test {
 };
 
 TEST_F(CampaignPluginDir, InitRecordsThePluginFolderAndTheInstalledPacksThatFit) {
-  const auto init = run("--json init '" + dir_.string() + "' --plugin-dir '" + KSEEK_FIXTURE_GOOD_DIR +
-                        "' --plugin test.fixture");
+  const auto init =
+      run("--json init '" + dir_.string() + "' --plugin-dir '" + KSEEK_FIXTURE_GOOD_DIR + "' --plugin test.fixture");
   ASSERT_EQ(init.exit_code, 0) << init.out;
   const json out = testing::json_output(init, "init");
   const json config = json::parse(*read_file(dir_ / "campaign.json"));
   ASSERT_EQ(config["plugin_dirs"].size(), 1u) << config.dump(2);
-  EXPECT_EQ(fs::path(config["plugin_dirs"][0].get<std::string>()), fs::absolute(KSEEK_FIXTURE_GOOD_DIR).lexically_normal());
+  EXPECT_EQ(fs::path(config["plugin_dirs"][0].get<std::string>()),
+            fs::absolute(KSEEK_FIXTURE_GOOD_DIR).lexically_normal());
   // One id, one pack: the installed "core" replaces the built-in one and is pinned like the other installed pack taken.
   std::set<std::string> pinned;
   for (const auto& f : config["pack_files"]) pinned.insert(fs::path(f.get<std::string>()).filename().string());
@@ -74,7 +81,8 @@ TEST_F(CampaignPluginDir, InitRecordsThePluginFolderAndTheInstalledPacksThatFit)
   const json record = testing::json_output(eval, "eval in the campaign");
   EXPECT_NE(record.value("status", ""), "ERROR") << eval.out;
   EXPECT_EQ(eval.out.find("no plugin"), std::string::npos) << eval.out;
-  auto ask = testing::run_kseek("--json ask --campaign '" + dir_.string() + "' --event limit-claim", "campaign-plugin-dir");
+  auto ask =
+      testing::run_kseek("--json ask --campaign '" + dir_.string() + "' --event limit-claim", "campaign-plugin-dir");
   ASSERT_EQ(ask.exit_code, 0) << ask.out;
   const std::string pack = testing::json_output(ask, "ask")["question"].value("pack", "");
   EXPECT_TRUE(pack == "fits" || pack == "core") << "a pinned pack is asked: " << ask.out;

@@ -60,9 +60,7 @@ json codex_overrides(const std::vector<std::string>& argv) {
 
 class CampaignRunner : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = root_ / "c";
-  }
+  void SetUp() override { dir_ = root_ / "c"; }
 
   bool allow_damaged_lines_ = false;  // set by the test that forges a log line on purpose
 
@@ -70,8 +68,8 @@ class CampaignRunner : public ::testing::Test {
   static std::string env_prefix() { return "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-campaign-runner-cache\" "; }
 
   void init(const std::string& goal) {
-    auto r = run_command(env_prefix() + quoted(KSEEK_EXE) + " init " + quoted(dir_) + " --plugin example.softmax --goal '" +
-                         goal + "' 2>&1");
+    auto r = run_command(env_prefix() + quoted(KSEEK_EXE) + " init " + quoted(dir_) +
+                         " --plugin example.softmax --goal '" + goal + "' 2>&1");
     ASSERT_EQ(r.exit_code, 0) << r.out;
   }
   // `kseek run` on the campaign with the stand-in; `env` is prepended (e.g. "KSEEK_TESTING=1 ").
@@ -83,7 +81,8 @@ class CampaignRunner : public ::testing::Test {
     auto log = read_records(dir_ / ".kseek" / "log.jsonl");
     EXPECT_TRUE(log.ok());
     if (!allow_damaged_lines_) {
-      EXPECT_TRUE(log->damaged.empty()) << "damaged line " << log->damaged.front().line << ": " << log->damaged.front().reason;
+      EXPECT_TRUE(log->damaged.empty()) << "damaged line " << log->damaged.front().line << ": "
+                                        << log->damaged.front().reason;
     }
     std::vector<json> out;
     for (const auto& r : log->records) {
@@ -130,7 +129,8 @@ TEST_F(CampaignRunner, TheWholeStoryEndsWithTheGoalMet) {
     EXPECT_EQ(ends[i].value("session", 0), i + 1);
     EXPECT_EQ(ends[i]["exit_status"], 0) << ends[i].dump();
     EXPECT_EQ(ends[i].value("agent", ""), "standin_agent.sh");
-    EXPECT_EQ(ends[i].value("evaluations", -1), expected_evaluations[i]) << "session " << i + 1 << ": " << ends[i].dump();
+    EXPECT_EQ(ends[i].value("evaluations", -1), expected_evaluations[i])
+        << "session " << i + 1 << ": " << ends[i].dump();
     EXPECT_TRUE(ends[i]["seconds"].is_number());
   }
   // Questions came with evaluations (2: stagnation, 4: suspicious-win and regression) and the claim (3); session 1's
@@ -138,8 +138,9 @@ TEST_F(CampaignRunner, TheWholeStoryEndsWithTheGoalMet) {
   EXPECT_EQ(ends[0].value("questions", -1), 0);
   bool start_question_delivered = false;
   for (const auto& q : records("question")) {
-    start_question_delivered = start_question_delivered || (q.value("id", "") == starts[0].value("question", "?") &&
-                                                            q.value("event", "") == "start" && q.value("via", "") == "run");
+    start_question_delivered =
+        start_question_delivered || (q.value("id", "") == starts[0].value("question", "?") &&
+                                     q.value("event", "") == "start" && q.value("via", "") == "run");
   }
   EXPECT_TRUE(start_question_delivered) << starts[0].dump();
   EXPECT_GE(ends[1].value("questions", 0), 1);
@@ -182,9 +183,11 @@ TEST_F(CampaignRunner, TheWholeStoryEndsWithTheGoalMet) {
   EXPECT_EQ(run_end().value("evaluations", 0), 8);
 
   // The evidence is synthetic: outside KSEEK_TESTING=1 the very same gate refuses it.
-  auto inside = run_command(env_prefix() + "KSEEK_TESTING=1 " + quoted(KSEEK_EXE) + " gate --campaign " + quoted(dir_) + " 2>&1");
+  auto inside =
+      run_command(env_prefix() + "KSEEK_TESTING=1 " + quoted(KSEEK_EXE) + " gate --campaign " + quoted(dir_) + " 2>&1");
   EXPECT_EQ(inside.exit_code, 0) << inside.out;
-  auto outside = run_command(env_prefix() + "env -u KSEEK_TESTING " + quoted(KSEEK_EXE) + " gate --campaign " + quoted(dir_) + " 2>&1");
+  auto outside = run_command(env_prefix() + "env -u KSEEK_TESTING " + quoted(KSEEK_EXE) + " gate --campaign " +
+                             quoted(dir_) + " 2>&1");
   EXPECT_EQ(outside.exit_code, 1) << outside.out;
   EXPECT_NE(outside.out.find("synthetic"), std::string::npos) << outside.out;
 }
@@ -196,7 +199,8 @@ TEST_F(CampaignRunner, SyntheticEvidenceIsRefusedWhenTheRunIsNotATest) {
   EXPECT_EQ(r.exit_code, 4) << r.out;
   bool refused = false;
   for (const auto& g : records("gate")) {
-    refused = refused || (g.value("caller", "") == "run" && g.value("evidence_problem", "").find("synthetic") != std::string::npos);
+    refused = refused || (g.value("caller", "") == "run" &&
+                          g.value("evidence_problem", "").find("synthetic") != std::string::npos);
   }
   EXPECT_TRUE(refused);
   // The same campaign under KSEEK_TESTING=1: the evidence counts and the goal holds at once.
@@ -236,7 +240,8 @@ TEST_F(CampaignRunner, TheHoursBudgetTerminatesARunningSession) {
   EXPECT_NE(::kill(agent, 0), 0) << "the agent process must be gone";
 }
 
-class CampaignRunnerTampering : public CampaignRunner, public ::testing::WithParamInterface<std::pair<const char*, const char*>> {};
+class CampaignRunnerTampering : public CampaignRunner,
+                                public ::testing::WithParamInterface<std::pair<const char*, const char*>> {};
 
 TEST_P(CampaignRunnerTampering, StopsTheRunWithExitFive) {
   const auto [how, message] = GetParam();
@@ -252,7 +257,8 @@ TEST_P(CampaignRunnerTampering, StopsTheRunWithExitFive) {
   ASSERT_TRUE(log.ok());
   EXPECT_EQ(log->damaged.size(), std::string(how) == "log" ? 1u : 0u);
   bool ended = false;
-  for (const auto& rec : log->records) ended = ended || (rec.value.value("type", "") == "run" && rec.value.value("outcome", "") == "tampering");
+  for (const auto& rec : log->records)
+    ended = ended || (rec.value.value("type", "") == "run" && rec.value.value("outcome", "") == "tampering");
   EXPECT_TRUE(ended);
 }
 
@@ -314,17 +320,20 @@ TEST_F(CampaignRunner, ClaudeAndCodexGetTheHooksAndTheMcpServerOnTheirCommandLin
   EXPECT_EQ(after(argv, "--permission-mode"), "bypassPermissions");
   const json settings = json::parse(*read_file(after(argv, "--settings")));
   EXPECT_EQ(settings["disableAllHooks"], false);
-  EXPECT_NE(settings["hooks"]["Stop"][0]["hooks"][0]["command"].get<std::string>().find("hook stop --host claude"), std::string::npos);
+  EXPECT_NE(settings["hooks"]["Stop"][0]["hooks"][0]["command"].get<std::string>().find("hook stop --host claude"),
+            std::string::npos);
   const json mcp = json::parse(*read_file(after(argv, "--mcp-config")));
   EXPECT_EQ(mcp["mcpServers"]["kseek"]["args"][0], "mcp");
   EXPECT_GE(mcp["mcpServers"]["kseek"].value("timeout", 0), 3600000) << "a tool call may be a whole evaluation";
   EXPECT_EQ(argv.back(), "<PROMPT>");
   // Claude Code ends a turn itself after its block cap (8 by default): the agent is told to honour every block the
   // campaign's budget allows, and the default budget is within the cap anyway.
-  EXPECT_EQ(c["environment"].value("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", ""), std::to_string(CampaignThresholds{}.hook_block_budget + 1));
+  EXPECT_EQ(c["environment"].value("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", ""),
+            std::to_string(CampaignThresholds{}.hook_block_budget + 1));
   EXPECT_LE(CampaignThresholds{}.hook_block_budget, kHostStopBlockCap);
 
-  auto codex = run_command(quoted(KSEEK_EXE) + " run " + quoted(dir_) + " --agent codex --agent-arg=--model=x --dry-run --json");
+  auto codex =
+      run_command(quoted(KSEEK_EXE) + " run " + quoted(dir_) + " --agent codex --agent-arg=--model=x --dry-run --json");
   ASSERT_EQ(codex.exit_code, 0) << codex.out;
   const std::vector<std::string> cx = json::parse(codex.out)["argv"];
   EXPECT_EQ(cx[0], "codex");
@@ -344,9 +353,11 @@ TEST_F(CampaignRunner, ClaudeAndCodexGetTheHooksAndTheMcpServerOnTheirCommandLin
   // mcp_types.rs, RawMcpServerConfig) and hooks (codex-rs/config/src/hook_config.rs).
   const json config = codex_overrides(cx);
   const json& server = config["mcp_servers.kseek"];
-  const std::set<std::string> stdio_keys = {"command", "args", "env", "env_vars", "cwd", "startup_timeout_sec",
-                                            "tool_timeout_sec", "enabled", "required", "enabled_tools", "disabled_tools"};
-  for (const auto& [key, value] : server.items()) EXPECT_TRUE(stdio_keys.count(key)) << "Codex knows no '" << key << "'";
+  const std::set<std::string> stdio_keys = {
+      "command",          "args",    "env",      "env_vars",      "cwd",           "startup_timeout_sec",
+      "tool_timeout_sec", "enabled", "required", "enabled_tools", "disabled_tools"};
+  for (const auto& [key, value] : server.items())
+    EXPECT_TRUE(stdio_keys.count(key)) << "Codex knows no '" << key << "'";
   EXPECT_EQ(server["command"], KSEEK_EXE);
   EXPECT_GE(server.value("tool_timeout_sec", 0), 3600);
   ASSERT_TRUE(server["env"].is_object());
@@ -378,8 +389,13 @@ TEST_F(CampaignRunner, UnderKseekRunOneCodexStopCountsOnceAndAsksOneQuestion) {
   const std::string from_project = project["hooks"]["Stop"][0]["hooks"][0]["command"];
   const fs::path payload = root_ / "stop-payload.json";
   {
-    std::ofstream(payload) << json{{"session_id", "codex-1"}, {"turn_id", "turn-1"}, {"hook_event_name", "Stop"},
-                                   {"stop_hook_active", false}, {"last_assistant_message", "Working on it."}}.dump();
+    std::ofstream(payload) << json{
+        {"session_id", "codex-1"},
+        {"turn_id", "turn-1"},
+        {"hook_event_name", "Stop"},
+        {"stop_hook_active", false},
+        {"last_assistant_message",
+         "Working on it."}}.dump();
   }
   auto run_hook = [&](const std::string& command, const std::string& environment) {
     return run_command(environment + "/bin/sh -c " + shell_word(command) + " < " + quoted(payload));

@@ -2,8 +2,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -120,7 +120,8 @@ TEST(Cli, FailedBuildAndCheckStillPrintJsonWithStatus) {
   auto run = kseek("build " + kCandidates + "/syntax_error.cu --plugin attention.fa3 --json");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(parse(run).at("status"), "COMPILE_ERROR");
-  for (const char* file : {"uses_cutlass.cu", "uses_cute.cu", "calls_cublas.cu", "calls_cudnn.cu", "device_launch.cu"}) {
+  for (const char* file :
+       {"uses_cutlass.cu", "uses_cute.cu", "calls_cublas.cu", "calls_cudnn.cu", "device_launch.cu"}) {
     run = kseek("check " + kCandidates + "/" + file + " --plugin attention.fa3 --json");
     EXPECT_EQ(run.exit_code, 1) << file;
     const auto j = parse(run);

@@ -32,18 +32,20 @@ json call(int id, const std::string& tool, const json& arguments = json::object(
 
 class McpCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-  }
+  void SetUp() override {}
 
   // Pipes `messages` (one per line, after the handshake) into `kseek mcp --campaign DIR`; returns the replies by id.
   // Every stdout line must be a JSON-RPC message: anything else fails the test.
-  std::map<int, json> session(const fs::path& dir, const std::vector<json>& messages,
-                              const std::string& environment = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-mcp-test-cache\" ") {
+  std::map<int, json> session(
+      const fs::path& dir, const std::vector<json>& messages,
+      const std::string& environment = "KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/kseek-mcp-test-cache\" ") {
     const fs::path in = root_ / "session.jsonl";
     {
       std::ofstream script(in);
-      script << request(0, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
-                                          {"clientInfo", {{"name", "mcp_command_test"}, {"version", "1"}}}})
+      script << request(0, "initialize",
+                        {{"protocolVersion", "2025-06-18"},
+                         {"capabilities", json::object()},
+                         {"clientInfo", {{"name", "mcp_command_test"}, {"version", "1"}}}})
                     .dump()
              << "\n"
              << json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() << "\n";
@@ -142,8 +144,8 @@ TEST_F(McpCommand, ACampaignAnswersStatusAskClaimGateAndEval) {
 // starts it (no --plugin-dir), evaluates through the folder campaign.json recorded instead of "no plugin is loaded".
 TEST_F(McpCommand, EvalFindsAnOutOfTreePluginThroughTheFolderInitRecorded) {
   const fs::path dir = root_ / "c";
-  const auto init = kseek::testing::run_kseek("init '" + dir.string() + "' --plugin-dir '" + KSEEK_FIXTURE_GOOD_DIR +
-                                              "' --plugin test.fixture", "mcp-test");
+  const auto init = kseek::testing::run_kseek(
+      "init '" + dir.string() + "' --plugin-dir '" + KSEEK_FIXTURE_GOOD_DIR + "' --plugin test.fixture", "mcp-test");
   ASSERT_EQ(init.exit_code, 0) << init.out;
   auto replies = session(dir, {call(1, "eval", {{"correctness_only", true}})});
   ASSERT_EQ(replies.count(1), 1U);
@@ -164,7 +166,8 @@ std::string shell_word(const std::string& text) {
 // server's `env_vars` lists, then the server's `env` table on top (codex-rs/rmcp-client/src/utils.rs,
 // create_env_for_mcp_server and DEFAULT_ENV_VARS). Returned as an `env -i NAME=VALUE ...` prefix.
 std::string codex_server_environment(const json& server, bool with_config) {
-  std::vector<std::string> names = {"HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"};
+  std::vector<std::string> names = {"HOME", "LOGNAME", "PATH", "SHELL",  "USER",
+                                    "LANG", "LC_ALL",  "TERM", "TMPDIR", "TZ"};
   std::map<std::string, std::string> env;
   if (with_config) {
     for (const auto& name : server.value("env_vars", json::array())) names.push_back(name.get<std::string>());
@@ -187,18 +190,22 @@ std::string codex_server_environment(const json& server, bool with_config) {
 TEST_F(McpCommand, CodexTrimmedEnvironmentStillFindsTheCampaignKey) {
   const fs::path dir = root_ / "c";
   const fs::path keys = root_ / "keys";
-  const auto init = kseek::testing::run_command("KSEEK_KEY_DIR='" + keys.string() + "' KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/"
-                                                "kseek-mcp-test-cache\" '" + std::string(KSEEK_EXE) + "' init '" +
-                                                dir.string() + "' --plugin example.softmax 2>&1");
+  const auto init = kseek::testing::run_command("KSEEK_KEY_DIR='" + keys.string() +
+                                                "' KSEEK_CACHE_DIR=\"${TMPDIR:-/tmp}/"
+                                                "kseek-mcp-test-cache\" '" +
+                                                std::string(KSEEK_EXE) + "' init '" + dir.string() +
+                                                "' --plugin example.softmax 2>&1");
   ASSERT_EQ(init.exit_code, 0) << init.out;
   const json config = kseek::testing::TomlReader::document(*kseek::read_file(dir / ".codex" / "config.toml"));
   ASSERT_TRUE(config.contains("mcp_servers")) << config.dump();
   const json& server = config["mcp_servers"]["kseek"];
   // Only keys Codex's stdio server schema has (codex-rs/config/src/mcp_types.rs, RawMcpServerConfig), typed as it
   // reads them: env a table of strings, env_vars a list of names, timeouts in seconds.
-  const std::set<std::string> stdio_keys = {"command", "args", "env", "env_vars", "cwd", "startup_timeout_sec",
-                                            "tool_timeout_sec", "enabled", "required", "enabled_tools", "disabled_tools"};
-  for (const auto& [key, value] : server.items()) EXPECT_TRUE(stdio_keys.count(key)) << "Codex knows no '" << key << "'";
+  const std::set<std::string> stdio_keys = {
+      "command",          "args",    "env",      "env_vars",      "cwd",           "startup_timeout_sec",
+      "tool_timeout_sec", "enabled", "required", "enabled_tools", "disabled_tools"};
+  for (const auto& [key, value] : server.items())
+    EXPECT_TRUE(stdio_keys.count(key)) << "Codex knows no '" << key << "'";
   EXPECT_EQ(server["command"], KSEEK_EXE);
   EXPECT_EQ(server["args"], json({"mcp", "--campaign", dir.string()}));
   ASSERT_TRUE(server["env"].is_object()) << server.dump();

@@ -91,7 +91,8 @@ void expect_same_kernels(const CompileOutput& whole, const CompileOutput& per_ke
   for (const auto& n : *names) {
     if (n.where == "cubin symbol") symbols.insert(n.name);
   }
-  for (const auto& [name, k] : expected) EXPECT_EQ(symbols.count(name), 1u) << what << ": " << name << " not in the cubin";
+  for (const auto& [name, k] : expected)
+    EXPECT_EQ(symbols.count(name), 1u) << what << ": " << name << " not in the cubin";
   EXPECT_TRUE(per_kernel.ptx == whole.ptx) << what << ": the constraint checker must read the same PTX";
 }
 

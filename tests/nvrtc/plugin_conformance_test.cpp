@@ -100,8 +100,9 @@ TEST_P(Conformance, ScenarioNamesAreUniqueAndReadBackToTheSameScenario) {
       EXPECT_EQ(parsed->required_arch, s.required_arch);
       auto with_junk = plugin().scenario_from_name(s.name + ",no_such_key=1");
       EXPECT_FALSE(with_junk) << "an unknown key must be refused";
-      if (!with_junk) EXPECT_NE(with_junk.error().message.find("no_such_key"), std::string::npos)
-          << "the error must name the bad key: " << with_junk.error().message;
+      if (!with_junk)
+        EXPECT_NE(with_junk.error().message.find("no_such_key"), std::string::npos)
+            << "the error must name the bad key: " << with_junk.error().message;
     }
   }
   EXPECT_FALSE(plugin().scenario_from_name("")) << "an empty name must be refused";
@@ -122,8 +123,8 @@ TEST_P(Conformance, EveryScenarioLaysOutConsistentlyOrIsRefusedByName) {
       if (!layout) {
         EXPECT_NE(layout.error().message.find(s.name), std::string::npos)
             << "a refusal must name the scenario: " << layout.error().message;
-        std::cout << "NOTE: " << GetParam() << " refuses " << set.name << "/" << s.id << ": "
-                  << layout.error().message << "\n";
+        std::cout << "NOTE: " << GetParam() << " refuses " << set.name << "/" << s.id << ": " << layout.error().message
+                  << "\n";
         continue;
       }
       ++laid_out;
@@ -162,7 +163,8 @@ TEST_P(Conformance, QuestionPacksAreLintClean) {
     ASSERT_TRUE(pack) << pack_file.name << ": " << pack.error().message;
     const auto findings = lint_question_pack(*pack, pack_file.text, pack_file.name);
     for (const auto& f : findings) {
-      if (f.severity == LintSeverity::kError) ADD_FAILURE() << pack_file.name << ":" << f.line << ": " << f.rule << " " << f.message;
+      if (f.severity == LintSeverity::kError)
+        ADD_FAILURE() << pack_file.name << ":" << f.line << ": " << f.rule << " " << f.message;
     }
     EXPECT_FALSE(has_lint_errors(findings));
   }

@@ -44,7 +44,8 @@ TEST(RecordSchema, EvalRecordMatchesTheGoldenKeyPaths) {
   EXPECT_EQ(record.value("schema", ""), "kseek.eval/1");
   std::set<std::string> got;
   key_paths(record, "", got);
-  const auto expected = golden(status == "COMPLETE" ? "eval-record-complete.keys.json" : "eval-record-needs-gpu.keys.json");
+  const auto expected =
+      golden(status == "COMPLETE" ? "eval-record-complete.keys.json" : "eval-record-needs-gpu.keys.json");
   // Keys a record carries only in some states (a cold per-kernel build's stage times; a warm cache has none), each
   // documented as conditional in docs/result-schema.md: allowed, never required.
   const auto optional = golden("eval-record-optional.keys.json");

@@ -114,12 +114,11 @@ TEST_F(GemmBiasGeluExample, SeedBuildsConstraintCleanWithoutSpills) {
 
 TEST_F(GemmBiasGeluExample, DeviceLibraryBuildsWithoutToolkitHeaders) {
   BuildService service{std::nullopt};
-  const auto out = service.compile(
-      sdk_only_request({"device/gemm_bias_gelu_device.cu", read_text(root_ / "device/gemm_bias_gelu_device.cu")},
-                       {problem_}));
+  const auto out = service.compile(sdk_only_request(
+      {"device/gemm_bias_gelu_device.cu", read_text(root_ / "device/gemm_bias_gelu_device.cu")}, {problem_}));
   ASSERT_EQ(out.status, Status::kOk) << out.error << "\n" << out.log;
-  for (const char* name : {"gemm_bias_gelu_fill", "gemm_bias_gelu_reference_gold",
-                           "gemm_bias_gelu_reference_same_precision"}) {
+  for (const char* name :
+       {"gemm_bias_gelu_fill", "gemm_bias_gelu_reference_gold", "gemm_bias_gelu_reference_same_precision"}) {
     EXPECT_NE(out.ptx.find(name), std::string::npos) << name;
   }
 }

@@ -31,8 +31,8 @@ using testing::run_command;
 using testing::stop_payload;
 
 // The keys each host's Stop reply may hold: Codex's stop.command.output schema has additionalProperties: false.
-const std::set<std::string> kCodexStopKeys = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision",
-                                              "reason"};
+const std::set<std::string> kCodexStopKeys = {"continue",      "stopReason", "suppressOutput",
+                                              "systemMessage", "decision",   "reason"};
 
 std::string shell_word(const std::string& s) { return "'" + s + "'"; }
 
@@ -47,8 +47,8 @@ class StopGate : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     dir_ = root_ / "c";
-    auto init = testing::run_kseek("init " + shell_word(dir_) + " --plugin example.softmax --goal 'all_passed and geomean >= 1.10'",
-                                   "stop-gate");
+    auto init = testing::run_kseek(
+        "init " + shell_word(dir_) + " --plugin example.softmax --goal 'all_passed and geomean >= 1.10'", "stop-gate");
     ASSERT_EQ(init.exit_code, 0) << init.out;
   }
   const std::string& host() const { return GetParam(); }
@@ -72,7 +72,8 @@ class StopGate : public ::testing::TestWithParam<std::string> {
     std::ofstream(in, std::ios::binary) << stdin_bytes;
     std::string command = env + shell_word(KSEEK_EXE) + " hook stop --host " + host();
     if (!campaign_arg.empty()) command += " --campaign " + shell_word(campaign_arg);
-    auto run = run_command("cd " + shell_word(root_) + " && " + command + " < " + shell_word(in) + " 2> " + shell_word(err));
+    auto run =
+        run_command("cd " + shell_word(root_) + " && " + command + " < " + shell_word(in) + " 2> " + shell_word(err));
     HookReply reply{run.exit_code, run.out, read_file(err).ok() ? *read_file(err) : "", json()};
     if (!run.out.empty()) {
       try {
@@ -153,7 +154,8 @@ TEST_P(StopGate, ADeletedLogBlocksAndSaysToRestoreIt) {
   expect_person_told(r, "restore");
   EXPECT_FALSE(fs::exists(dir_ / ".kseek" / "log.jsonl")) << "no new log is started in place of the deleted one";
   HookReply last;
-  EXPECT_EQ(1 + blocks_until_allowed("s1", dir_, 20, last), kDefaultBudget) << "still bounded by a budget: the host may never cap";
+  EXPECT_EQ(1 + blocks_until_allowed("s1", dir_, 20, last), kDefaultBudget)
+      << "still bounded by a budget: the host may never cap";
   expect_person_told(last, "budget");
 }
 
@@ -179,7 +181,6 @@ TEST_P(StopGate, AForgedBlockCounterDoesNotSpendTheBudget) {
   expect_block(stop("s1", dir_), "is not met", "counter of the wrong type");
 }
 
-
 TEST_P(StopGate, MalformedPayloadsBlockAndAreNamedOnStderr) {
   const std::string big(16u << 20, 'a');
   const std::vector<std::pair<std::string, std::string>> payloads = {
@@ -196,7 +197,12 @@ TEST_P(StopGate, MalformedFieldsBlockAndAreNamedOnStderr) {
       {stop_payload(host(), nullptr, dir_).dump(), "session_id"},
       {stop_payload(host(), 42, dir_).dump(), "session_id"},
       {stop_payload(host(), "", dir_).dump(), "session_id"},
-      {[&] { json j = stop_payload(host(), "s1", dir_); j.erase("session_id"); return j.dump(); }(), "session_id"},
+      {[&] {
+         json j = stop_payload(host(), "s1", dir_);
+         j.erase("session_id");
+         return j.dump();
+       }(),
+       "session_id"},
       {stop_payload(host(), "s1", dir_, json::object({{"text", "done"}})).dump(), "last_assistant_message"},
   };
   expect_each_blocks_and_is_named(payloads);

@@ -89,17 +89,20 @@ TEST_F(ToolkitHeadersBuild, AnIncludeNobodyOffersIsOneMessageListingWhatMayBeInc
   const testing::TempFolder temp{"kseek_toolkit_cli"};
   const fs::path file = temp.path() / "bad.cu";
   std::ofstream(file) << "#include <cuda_bf17.h>\n";
-  const auto run = testing::run_kseek("build '" + file.string() + "' --plugin example.softmax --no-cache", "toolkit", true);
+  const auto run =
+      testing::run_kseek("build '" + file.string() + "' --plugin example.softmax --no-cache", "toolkit", true);
   EXPECT_EQ(run.exit_code, 1) << run.out;
   std::size_t mentions = 0;
-  for (auto at = run.out.find("cuda_bf17.h"); at != std::string::npos; at = run.out.find("cuda_bf17.h", at + 1)) ++mentions;
+  for (auto at = run.out.find("cuda_bf17.h"); at != std::string::npos; at = run.out.find("cuda_bf17.h", at + 1))
+    ++mentions;
   EXPECT_EQ(mentions, 2u) << "the message and the source line:\n" << run.out;
   EXPECT_EQ(run.out.find("could not open"), std::string::npos) << run.out;
 }
 
 TEST_F(ToolkitHeadersBuild, TheCacheKeyFollowsTheToolkitIdentity) {
   const auto constraints = plugin_->default_constraints();
-  auto request = make_compile_request(*plugin_, {"c.cu", "extern \"C\" __global__ void k() {}\n"}, "sm_90a", constraints);
+  auto request =
+      make_compile_request(*plugin_, {"c.cu", "extern \"C\" __global__ void k() {}\n"}, "sm_90a", constraints);
   EXPECT_EQ(request.toolkit_identity, toolkit_headers()->identity);
   const std::string key = build_cache_key(request);
   request.toolkit_identity += ";another patch release";

@@ -47,8 +47,8 @@ std::string find_chromium() {
 
 struct BrowserRun {
   int exit_code = -1;
-  std::string out;                  // stdout (the DOM with --dump-dom)
-  std::vector<std::string> console; // console messages: CSP violations, script errors
+  std::string out;                   // stdout (the DOM with --dump-dom)
+  std::vector<std::string> console;  // console messages: CSP violations, script errors
 };
 
 class ChromiumReport : public ::testing::Test {

@@ -120,11 +120,11 @@ TEST(HtmlReport, HasEveryPlotEveryScenarioAndNothingExternal) {
   EXPECT_EQ(count_of(html, "class=\"ci-band\""), 2u);  // evaluations 1-3 as a band, evaluation 5 alone
   EXPECT_EQ(count_of(html, "class=\"point"), 4u);      // evaluations with a geomean
   EXPECT_EQ(count_of(html, "class=\"no-geomean\""), 1u);
-  EXPECT_EQ(count_of(html, "class=\"cell "), 30u);     // 6 scenarios x 5 evaluations
+  EXPECT_EQ(count_of(html, "class=\"cell "), 30u);  // 6 scenarios x 5 evaluations
   EXPECT_EQ(count_of(html, "class=\"cell cell-failure\""), 7u);
   EXPECT_EQ(count_of(html, "class=\"roofline-bar compute-bound\""), 4u);
   EXPECT_EQ(count_of(html, "class=\"roofline-bar bandwidth-bound\""), 2u);
-  EXPECT_EQ(count_of(html, "class=\"marker "), 10u);   // every timeline entry but the two session records
+  EXPECT_EQ(count_of(html, "class=\"marker "), 10u);  // every timeline entry but the two session records
   for (const auto& s : m.scenarios) {
     EXPECT_NE(html.find(">" + s.id + "  "), std::string::npos) << s.id;
     EXPECT_NE(html.find(report::escape_html(s.name)), std::string::npos) << s.name;
@@ -189,9 +189,9 @@ TEST(SvgPlot, EscapesMarkupInvalidUtf8AndControlCharacters) {
   EXPECT_EQ(report::escape_html(R"(<a href="x">&'</a>)"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
   EXPECT_EQ(report::escape_html("caf\xC3\xA9 \xE2\x80\x94 ok"), "caf\xC3\xA9 \xE2\x80\x94 ok");
   EXPECT_EQ(report::escape_html("\xFF\xFEok"), "\xEF\xBF\xBD\xEF\xBF\xBDok");
-  EXPECT_EQ(report::escape_html("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");         // overlong '/'
+  EXPECT_EQ(report::escape_html("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
   EXPECT_EQ(report::escape_html("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
-  EXPECT_EQ(report::escape_html("\xE2\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD");         // torn at the end
+  EXPECT_EQ(report::escape_html("\xE2\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // torn at the end
   EXPECT_EQ(report::escape_html(std::string("a\x01z\0", 4)), "a\xEF\xBF\xBDz\xEF\xBF\xBD");
   EXPECT_EQ(report::escape_html("tab\tnew\nline"), "tab\tnew\nline");
 }
@@ -221,8 +221,12 @@ TEST(ReportModel, InASignedCampaignAnUnsignedLineIsAWarningNotAnEvaluation) {
   testing::CampaignFixture f(testing::synthetic_config());
   f.evaluate({{"S01", "PASSED", 1.02}}, 1.02);
   // A line with a right checksum and no signature: an agent's forged evaluation.
-  ASSERT_TRUE(append_record(f.open().log_path(), {{"type", "evaluation"}, {"time", "2026-11-30T00:00:00Z"}, {"number", 7},
-                                                  {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 9.0}})
+  ASSERT_TRUE(append_record(f.open().log_path(), {{"type", "evaluation"},
+                                                  {"time", "2026-11-30T00:00:00Z"},
+                                                  {"number", 7},
+                                                  {"status", "COMPLETE"},
+                                                  {"all_passed", true},
+                                                  {"geomean", 9.0}})
                   .ok());
   const ReportModel m = model_of(f.dir());
   EXPECT_EQ(m.evaluations.size(), 1u) << "the forged evaluation was shown";
@@ -286,10 +290,15 @@ TEST(ReportModel, RefusesARecordFileOutsideTheCampaign) {
   fs::create_directories(dir / ".kseek");
   kseek::testing::spit(dir / "campaign.json", R"({"plugin": "example.softmax", "goal": "all_passed"})");
   kseek::testing::spit(temp.path() / "outside.json", R"({"schema": "kseek.eval/1"})");
-  ASSERT_TRUE(append_record(dir / ".kseek" / "log.jsonl",
-                            {{"type", "evaluation"}, {"time", "2026-11-30T10:00:00Z"}, {"number", 1},
-                             {"record_file", "../../outside.json"}, {"record_sha256", "0"}, {"status", "COMPLETE"},
-                             {"all_passed", false}, {"geomean", nullptr}, {"scenarios", nlohmann::json::array()}})
+  ASSERT_TRUE(append_record(dir / ".kseek" / "log.jsonl", {{"type", "evaluation"},
+                                                           {"time", "2026-11-30T10:00:00Z"},
+                                                           {"number", 1},
+                                                           {"record_file", "../../outside.json"},
+                                                           {"record_sha256", "0"},
+                                                           {"status", "COMPLETE"},
+                                                           {"all_passed", false},
+                                                           {"geomean", nullptr},
+                                                           {"scenarios", nlohmann::json::array()}})
                   .ok());
   const ReportModel m = model_of(dir);
   EXPECT_TRUE(has_warning(m, "../../outside.json", "outside")) << all_warnings(m);
@@ -325,10 +334,10 @@ TEST(ReportModel, ANewCampaignWithoutALogStillRenders) {
 TEST(ReportCommand, WritesBothFilesAndSaysSoInJson) {
   kseek::testing::TempFolder temp("kseek_report_cli");
   const fs::path html = temp.path() / "out" / "report.html", md = temp.path() / "report.md";
-  const auto run = kseek::testing::run_kseek(fmt::format("report '{}' --html '{}' --markdown '{}' --json",
-                                                         kseek::testing::synthetic_campaign().string(), html.string(),
-                                                         md.string()),
-                                             "report-test");
+  const auto run =
+      kseek::testing::run_kseek(fmt::format("report '{}' --html '{}' --markdown '{}' --json",
+                                            kseek::testing::synthetic_campaign().string(), html.string(), md.string()),
+                                "report-test");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const auto out = nlohmann::json::parse(run.out);
   EXPECT_EQ(out["status"], "OK");

@@ -28,9 +28,9 @@ struct SyntheticScenario {
 
 // A kseek.eval/1-shaped record for `candidate_text`; geomean = the product rule is not recomputed here: the
 // caller states it, as a real record would carry it.
-inline nlohmann::json synthetic_record(const std::string& candidate_text, const std::vector<SyntheticScenario>& scenarios,
-                                       std::optional<double> geomean, double geomean_half_width = 0.01,
-                                       bool timed = true) {
+inline nlohmann::json synthetic_record(const std::string& candidate_text,
+                                       const std::vector<SyntheticScenario>& scenarios, std::optional<double> geomean,
+                                       double geomean_half_width = 0.01, bool timed = true) {
   nlohmann::json record = {{"schema", "kseek.eval/1"},
                            {"status", "COMPLETE"},
                            {"candidate", {{"file", "candidate.cu"}, {"sha256", sha256_hex(candidate_text)}}},
@@ -46,15 +46,18 @@ inline nlohmann::json synthetic_record(const std::string& candidate_text, const 
   }
   record["summary"] = {{"scenarios", scenarios.size()}};
   if (geomean) {
-    record["summary"]["geomean"] = {{"value", *geomean}, {"ci_low", *geomean - geomean_half_width},
-                                    {"ci_high", *geomean + geomean_half_width}, {"scenarios", scenarios.size()}};
+    record["summary"]["geomean"] = {{"value", *geomean},
+                                    {"ci_low", *geomean - geomean_half_width},
+                                    {"ci_high", *geomean + geomean_half_width},
+                                    {"scenarios", scenarios.size()}};
   }
   return record;
 }
 
 class CampaignFixture {
  public:
-  explicit CampaignFixture(CampaignConfig config, std::string candidate = "// candidate v1\n") : candidate_(std::move(candidate)) {
+  explicit CampaignFixture(CampaignConfig config, std::string candidate = "// candidate v1\n")
+      : candidate_(std::move(candidate)) {
     dir_ = temp_.path() / "campaign";
     auto created = Campaign::create(dir_, config, candidate_, sha256_hex("// seed\n"));
     if (!created) throw std::runtime_error(created.error().message);
@@ -72,7 +75,8 @@ class CampaignFixture {
   // Rewrites the candidate (as an agent's edit would).
   void edit_candidate(std::string text) {
     candidate_ = std::move(text);
-    if (!write_file_atomically(dir_ / "candidate.cu", candidate_)) throw std::runtime_error("cannot write the candidate");
+    if (!write_file_atomically(dir_ / "candidate.cu", candidate_))
+      throw std::runtime_error("cannot write the candidate");
   }
   EvaluationSummary evaluate(const std::vector<SyntheticScenario>& scenarios, std::optional<double> geomean,
                              double half_width = 0.01, bool timed = true) {

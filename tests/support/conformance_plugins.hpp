@@ -53,7 +53,8 @@ inline std::string conformance_plugin_dir(const std::string& id) {
 
 // Plugin ids are dotted; GoogleTest names are identifiers.
 inline std::string test_name_of(std::string id) {
-  std::replace_if(id.begin(), id.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      id.begin(), id.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   return id;
 }
 

@@ -13,12 +13,13 @@ namespace kseek::testing {
 inline nlohmann::json stop_payload(const std::string& host, const nlohmann::json& session_id,
                                    const std::filesystem::path& cwd, const nlohmann::json& last_message = nullptr) {
   if (host == "codex") {
-    return {{"session_id", session_id}, {"turn_id", "turn-1"}, {"transcript_path", nullptr}, {"cwd", cwd.string()},
-            {"hook_event_name", "Stop"}, {"model", "gpt-5-codex"}, {"permission_mode", "default"},
-            {"stop_hook_active", false}, {"last_assistant_message", last_message}};
+    return {{"session_id", session_id},     {"turn_id", "turn-1"},       {"transcript_path", nullptr},
+            {"cwd", cwd.string()},          {"hook_event_name", "Stop"}, {"model", "gpt-5-codex"},
+            {"permission_mode", "default"}, {"stop_hook_active", false}, {"last_assistant_message", last_message}};
   }
-  nlohmann::json j = {{"session_id", session_id}, {"transcript_path", "/tmp/transcript.jsonl"}, {"cwd", cwd.string()},
-                      {"permission_mode", "default"}, {"hook_event_name", "Stop"}, {"stop_hook_active", false}};
+  nlohmann::json j = {{"session_id", session_id},  {"transcript_path", "/tmp/transcript.jsonl"},
+                      {"cwd", cwd.string()},       {"permission_mode", "default"},
+                      {"hook_event_name", "Stop"}, {"stop_hook_active", false}};
   if (!last_message.is_null()) j["last_assistant_message"] = last_message;
   return j;
 }

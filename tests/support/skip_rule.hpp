@@ -25,12 +25,12 @@ inline bool in_ci() {
 
 // Skips the test with `reason`, or fails it with that reason under CI=true. A macro, as GTEST_SKIP and FAIL are: both
 // return from the test body or SetUp.
-#define KSEEK_SKIP_OR_FAIL_FOR_MISSING_TOOL(reason)                                                                   \
-  do {                                                                                                                \
-    const std::string kseek_missing_tool_reason_ = (reason);                                                          \
-    if (::kseek::testing::in_ci()) {                                                                                  \
-      FAIL() << "CI=true: " << kseek_missing_tool_reason_                                                             \
-             << " (under CI a test that cannot run for want of a tool or package fails instead of skipping)";         \
-    }                                                                                                                 \
-    GTEST_SKIP() << kseek_missing_tool_reason_;                                                                       \
+#define KSEEK_SKIP_OR_FAIL_FOR_MISSING_TOOL(reason)                                                           \
+  do {                                                                                                        \
+    const std::string kseek_missing_tool_reason_ = (reason);                                                  \
+    if (::kseek::testing::in_ci()) {                                                                          \
+      FAIL() << "CI=true: " << kseek_missing_tool_reason_                                                     \
+             << " (under CI a test that cannot run for want of a tool or package fails instead of skipping)"; \
+    }                                                                                                         \
+    GTEST_SKIP() << kseek_missing_tool_reason_;                                                               \
   } while (false)

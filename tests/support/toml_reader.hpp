@@ -38,7 +38,10 @@ class TomlReader {
           for (;;) {
             path += "/" + r.parse_key();
             r.skip_blanks();
-            if (r.peek() == '.') { r.pos_++; continue; }
+            if (r.peek() == '.') {
+              r.pos_++;
+              continue;
+            }
             break;
           }
           r.expect(']');
@@ -81,7 +84,8 @@ class TomlReader {
     skip_blanks();
     if (peek() == '"') return parse_string();
     std::string key;
-    while (!done() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-')) key += text_[pos_++];
+    while (!done() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-'))
+      key += text_[pos_++];
     if (key.empty()) fail("expected a key");
     return key;
   }
@@ -106,11 +110,17 @@ class TomlReader {
       pos_++;
       nlohmann::json array = nlohmann::json::array();
       skip_blanks();
-      if (peek() == ']') { pos_++; return array; }
+      if (peek() == ']') {
+        pos_++;
+        return array;
+      }
       for (;;) {
         array.push_back(parse_value());
         skip_blanks();
-        if (peek() == ',') { pos_++; continue; }
+        if (peek() == ',') {
+          pos_++;
+          continue;
+        }
         expect(']');
         return array;
       }
@@ -119,13 +129,19 @@ class TomlReader {
       pos_++;
       nlohmann::json table = nlohmann::json::object();
       skip_blanks();
-      if (peek() == '}') { pos_++; return table; }
+      if (peek() == '}') {
+        pos_++;
+        return table;
+      }
       for (;;) {
         const std::string key = parse_key();
         expect('=');
         table[key] = parse_value();
         skip_blanks();
-        if (peek() == ',') { pos_++; continue; }
+        if (peek() == ',') {
+          pos_++;
+          continue;
+        }
         expect('}');
         return table;
       }

@@ -74,8 +74,9 @@ TEST(AcceptanceRule, EachOutputHasItsOwnSeedDistanceBound) {
   const Tolerance tol{2.0, 1.5, 1e-5};
   const auto o = seed_distance_bound(judge_against_reference(tol, stats(0.004, 5e-4, 4), stats(0.004, 5e-4, 4), "o"),
                                      stats(0.004, 5e-4, 4), ElementType::kBF16);
-  const auto lse = seed_distance_bound(judge_against_reference(tol, stats(2e-6, 3e-7, 12), stats(2e-6, 3e-7, 12), "lse"),
-                                       stats(2e-6, 3e-7, 12), ElementType::kF32);
+  const auto lse =
+      seed_distance_bound(judge_against_reference(tol, stats(2e-6, 3e-7, 12), stats(2e-6, 3e-7, 12), "lse"),
+                          stats(2e-6, 3e-7, 12), ElementType::kF32);
   EXPECT_LT(lse.max * 100, o.max);
   EXPECT_FALSE(judge_seed_distance(lse, stats(1e-3, 1e-4), "lse").accepted) << "a 1e-3 LSE error (a fast log) fails";
   SeedDistanceBound widest = lse;

@@ -46,8 +46,8 @@ class CountingFamily final : public AttentionFamily {
   static std::vector<NamedScenario> members(const std::string& prefix, int count) {
     std::vector<NamedScenario> out;
     for (int i = 1; i <= count; ++i) {
-      auto config = parse_scenario_name(
-          "hq=8,hkv=8,d=128,dtype=bf16,causal=1,page=16,seqs=" + std::to_string(i) + "x(1," + std::to_string(64 * i) + ")");
+      auto config = parse_scenario_name("hq=8,hkv=8,d=128,dtype=bf16,causal=1,page=16,seqs=" + std::to_string(i) +
+                                        "x(1," + std::to_string(64 * i) + ")");
       out.push_back({prefix + std::to_string(i), "member " + std::to_string(i), config.value()});
     }
     return out;

@@ -1,9 +1,9 @@
 // Unit tests of the shared attention scenario library: names and grammar, legality, mask semantics, accounting against
 // SCENARIOS.md's tables, and the four scenario sets. Pure CPU; it must never need a GPU or the plugins.
 #include <array>
-#include <functional>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -410,7 +410,9 @@ TEST(AttentionAccounting, ABatchCountsWhatItsSequencesCountOneByOne) {
       const std::int64_t q = pick(1, 12);
       switch (pick(0, 2)) {
         case 0: batch.groups.push_back({count, Lengths::fixed(q), Lengths::fixed(q + pick(0, 12))}); break;
-        case 1: batch.groups.push_back({count, Lengths::fixed(pick(1, 3)), Lengths::geo(pick(1, 8), pick(8, 40))}); break;
+        case 1:
+          batch.groups.push_back({count, Lengths::fixed(pick(1, 3)), Lengths::geo(pick(1, 8), pick(8, 40))});
+          break;
         default: batch.groups.push_back({count, Lengths::list({q, 2, q}), Lengths::list({q + 3, 7, q + 3})}); break;
       }
     }
@@ -429,8 +431,8 @@ TEST(AttentionAccounting, ABatchCountsWhatItsSequencesCountOneByOne) {
       one_by_one.lse_bytes += a.lse_bytes;
     }
     const Accounting together = account(c);
-    const std::string what = "seed " + std::to_string(seed) + " trial " + std::to_string(trial) + ": " +
-                             format_scenario_name(c);
+    const std::string what =
+        "seed " + std::to_string(seed) + " trial " + std::to_string(trial) + ": " + format_scenario_name(c);
     EXPECT_EQ(together.visible_pairs, one_by_one.visible_pairs) << what;
     EXPECT_EQ(together.flops, one_by_one.flops) << what;
     EXPECT_EQ(together.q_bytes, one_by_one.q_bytes) << what;
@@ -520,7 +522,8 @@ TEST(AttentionAccounting, EstimatesTimeLikeTheTables) {
   const auto blackwell = set_or_die(fa4(), kCaseStudySet);
   for (const auto& [id, table_us] : rows) {
     const bool h = id[0] == 'H';
-    const double us = estimated_time_us(find(h ? hopper : blackwell, id).config, (h ? fa3() : fa4()).reference_device());
+    const double us =
+        estimated_time_us(find(h ? hopper : blackwell, id).config, (h ? fa3() : fa4()).reference_device());
     EXPECT_NEAR(us, table_us, 0.02 * table_us) << id;  // the table rounds to 2-3 digits
   }
 }

@@ -331,8 +331,8 @@ TEST(AttentionLayout, CascadeIsEvaluatedAsTheOneCallItEquals) {
   const SequenceTensors s = make_sequence_tensors(w, 7);
   const auto mbps = static_cast<std::size_t>(w.problem.max_blocks_per_seq);
   for (std::size_t b = 1; b < w.seqs.size(); ++b) {
-    EXPECT_TRUE(std::equal(s.block_table.begin(), s.block_table.begin() + w.shared_pages,
-                           s.block_table.begin() + b * mbps))
+    EXPECT_TRUE(
+        std::equal(s.block_table.begin(), s.block_table.begin() + w.shared_pages, s.block_table.begin() + b * mbps))
         << "sequence " << b << " does not start with the shared prefix pages";
   }
   EXPECT_EQ(s.seqused_k[0], 32768 + 512);
@@ -386,8 +386,7 @@ TEST(AttentionLayout, ScenariosWhoseRowsSeeNoKeyLayOut) {
   EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(1,0)+(1,5)", fa3()).ok());
   EXPECT_TRUE(make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,page=16,lse=1,seqs=(8,5)", fa3()).ok());
   EXPECT_TRUE(
-      make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,sinks=1,page=16,lse=1,seqs=(1,0)+(1,5)", fa3())
-          .ok());
+      make_workload_layout("hq=4,hkv=2,d=64,dtype=bf16,causal=1,sinks=1,page=16,lse=1,seqs=(1,0)+(1,5)", fa3()).ok());
 }
 
 TEST(AttentionLayout, EveryScenarioOfEverySetLaysOut) {
@@ -400,7 +399,8 @@ TEST(AttentionLayout, EveryScenarioOfEverySetLaysOut) {
         ASSERT_TRUE(w.ok()) << s.id << ": " << w.error().message;
         auto tiling = plan_reference(*w, 132);
         ASSERT_TRUE(tiling.ok()) << s.id << ": " << tiling.error().message;
-        // Within the plan's budget, which must stay under every supported GPU's opt-in maximum (sm_90, sm_100: 227 KiB).
+        // Within the plan's budget, which must stay under every supported GPU's opt-in maximum (sm_90, sm_100: 227
+        // KiB).
         EXPECT_LE(tiling->smem_bytes, static_cast<unsigned>(device::kSmemFloats) * 4u) << s.id;
         EXPECT_LE(tiling->smem_bytes, 227u * 1024) << s.id;
         EXPECT_GE(tiling->chunk, 4) << s.id;
@@ -541,8 +541,7 @@ class RecordingHost final : public DeviceHost {
   std::uint64_t next_scratch = 0x900000000000ull;
   int syncs = 0;
 
-  Result<void> launch(std::string_view kernel, const HostLaunch& dims, const void* params,
-                      std::size_t bytes) override {
+  Result<void> launch(std::string_view kernel, const HostLaunch& dims, const void* params, std::size_t bytes) override {
     const auto* b = static_cast<const std::byte*>(params);
     launches.push_back({std::string(kernel), dims, std::vector<std::byte>(b, b + bytes)});
     return Ok{};

@@ -144,17 +144,19 @@ TEST(CampaignEngine, QuestionsRotateLeastRecentlyAskedNeverTheLastAndFilterByArc
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();
   const std::vector<QuestionPack> packs = {
-      pack("core", std::nullopt, {item("q1", {"start"}), item("q2", {"start", "stagnation"}), item("q3", {"stagnation"}, true)}),
-      pack("hopper", "sm_90", {item("h1", {"start"})}),
-      pack("blackwell", "sm_100", {item("b1", {"start"})})};
+      pack("core", std::nullopt,
+           {item("q1", {"start"}), item("q2", {"start", "stagnation"}), item("q3", {"stagnation"}, true)}),
+      pack("hopper", "sm_90", {item("h1", {"start"})}), pack("blackwell", "sm_100", {item("b1", {"start"})})};
   std::vector<std::string> asked;
   for (int i = 0; i < 4; ++i) {
     auto log = c.read_log();
     auto q = select_question(packs, c.config(), "start", log->records);
     ASSERT_TRUE(q.has_value());
     asked.push_back(q->id);
-    ASSERT_TRUE(c.append("question", {{"event", "start"}, {"id", q->id}, {"pack", q->pack}, {"text", q->text},
-                                      {"source", q->source}}).ok());
+    ASSERT_TRUE(
+        c.append("question",
+                 {{"event", "start"}, {"id", q->id}, {"pack", q->pack}, {"text", q->text}, {"source", q->source}})
+            .ok());
   }
   EXPECT_EQ(asked, (std::vector<std::string>{"q1", "q2", "h1", "q1"})) << "b1 is for another architecture";
 
@@ -187,7 +189,8 @@ TEST(CampaignEngine, AHumanQuestionGoesFirstAndOnlyOnce) {
   ASSERT_TRUE(q.has_value());
   EXPECT_EQ(q->source, "human");
   EXPECT_EQ(q->text, "Where does the time go in the decode shapes?");
-  ASSERT_TRUE(c.append("question", {{"event", "stagnation"}, {"id", q->id}, {"source", "human"}, {"steer_id", 1}}).ok());
+  ASSERT_TRUE(
+      c.append("question", {{"event", "stagnation"}, {"id", q->id}, {"source", "human"}, {"steer_id", 1}}).ok());
   log = c.read_log();
   q = select_question(packs, c.config(), "stagnation", log->records);
   ASSERT_TRUE(q.has_value());
@@ -286,9 +289,11 @@ TEST(CampaignEvents, AnUnsignedEventLineCannotCloseAnEvent) {
   };
   ASSERT_FALSE(open_events().empty()) << "the start event is open";
   // An agent logs the start event itself, with a right checksum and no signature, to silence the question.
-  ASSERT_TRUE(append_record(c.log_path(), {{"type", "event"}, {"time", utc_timestamp()}, {"event", "start"},
-                                           {"evaluation", 0}, {"detail", "forged"}})
-                  .ok());
+  ASSERT_TRUE(
+      append_record(
+          c.log_path(),
+          {{"type", "event"}, {"time", utc_timestamp()}, {"event", "start"}, {"evaluation", 0}, {"detail", "forged"}})
+          .ok());
   const auto events = open_events();
   EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "start"; }))
       << "an unsigned event line was taken as kseek's";
@@ -302,10 +307,15 @@ TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
   const auto forged_record = testing::synthetic_record(f.candidate(), {{"S01", "PASSED", 1.5}}, 1.5);
   const std::string text = forged_record.dump(1) + "\n";
   ASSERT_TRUE(write_file_atomically(c.state_dir() / "evaluations" / "0099.json", text).ok());
-  ASSERT_TRUE(append_record(c.log_path(), {{"type", "evaluation"}, {"time", utc_timestamp()}, {"number", 99},
+  ASSERT_TRUE(append_record(c.log_path(), {{"type", "evaluation"},
+                                           {"time", utc_timestamp()},
+                                           {"number", 99},
                                            {"candidate_sha256", sha256_hex(f.candidate())},
-                                           {"record_file", "evaluations/0099.json"}, {"record_sha256", sha256_hex(text)},
-                                           {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 1.5}})
+                                           {"record_file", "evaluations/0099.json"},
+                                           {"record_sha256", sha256_hex(text)},
+                                           {"status", "COMPLETE"},
+                                           {"all_passed", true},
+                                           {"geomean", 1.5}})
                   .ok());
   ASSERT_TRUE(read_records(c.log_path())->damaged.empty()) << "the forged line has a valid checksum";
   // The campaign reads it as what it is: a line kseek did not write, reported and never used as a record.
@@ -323,8 +333,9 @@ TEST(CampaignGate, ALineWithARightChecksumButNoSignatureIsNotEvidence) {
   std::string edited = *config_text;
   edited.replace(edited.find("geomean >= 1.10"), 15, "geomean >= 0.10");
   ASSERT_TRUE(write_file_atomically(f.dir() / "campaign.json", edited).ok());
-  ASSERT_TRUE(append_record(c.log_path(), {{"type", "config"}, {"time", utc_timestamp()},
-                                           {"config_sha256", sha256_hex(edited)}}).ok());
+  ASSERT_TRUE(append_record(c.log_path(),
+                            {{"type", "config"}, {"time", utc_timestamp()}, {"config_sha256", sha256_hex(edited)}})
+                  .ok());
   auto reopened = Campaign::open(f.dir());
   ASSERT_FALSE(reopened.ok());
   EXPECT_NE(reopened.error().message.find("was changed outside kseek"), std::string::npos) << reopened.error().message;
@@ -343,8 +354,9 @@ TEST(CampaignStore, ConcurrentEvaluationsGetTheirOwnNumbersAndALeftoverFileIsNev
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       auto c = Campaign::open(f.dir());
-      const bool ok = c && c->record_evaluation(testing::synthetic_record(f.candidate(), passing(1.0 + w / 100.0),
-                                                                          1.0 + w / 100.0)).ok();
+      const bool ok =
+          c && c->record_evaluation(testing::synthetic_record(f.candidate(), passing(1.0 + w / 100.0), 1.0 + w / 100.0))
+                   .ok();
       ::_exit(ok ? 0 : 1);
     }
     children.push_back(pid);
@@ -396,13 +408,14 @@ TEST(CampaignStore, ConfigParserNamesTheKeyThatIsWrong) {
     nlohmann::json value;
     std::string expected;
   };
-  for (const Case& k : std::vector<Case>{{"questions", "yes", "'questions': must be true or false"},
-                                         {"candidate", "../escape.cu", "'candidate': must be a plain file name"},
-                                         {"goalz", "x", "'goalz': unknown key"},
-                                         {"thresholds", {{"stagnation_evaluations", -1}}, "'thresholds.stagnation_evaluations'"},
-                                         {"plugin", 7, "'plugin': must be a string"},
-                                         {"plugin_dirs", {"build/plugins"}, "'plugin_dirs': 'build/plugins' must be an absolute path"},
-                                         {"pack_files", {"packs/x.json"}, "'pack_files': 'packs/x.json' must be an absolute path"}}) {
+  for (const Case& k :
+       std::vector<Case>{{"questions", "yes", "'questions': must be true or false"},
+                         {"candidate", "../escape.cu", "'candidate': must be a plain file name"},
+                         {"goalz", "x", "'goalz': unknown key"},
+                         {"thresholds", {{"stagnation_evaluations", -1}}, "'thresholds.stagnation_evaluations'"},
+                         {"plugin", 7, "'plugin': must be a string"},
+                         {"plugin_dirs", {"build/plugins"}, "'plugin_dirs': 'build/plugins' must be an absolute path"},
+                         {"pack_files", {"packs/x.json"}, "'pack_files': 'packs/x.json' must be an absolute path"}}) {
     auto j = nlohmann::json::parse(good);
     j[k.patch_key] = k.value;
     auto parsed = parse_campaign_config(j.dump(), "campaign.json");

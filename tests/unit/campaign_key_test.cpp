@@ -162,9 +162,14 @@ TEST_F(CampaignKey, AnUnsignedOrForeignSignedRecordInSuchACampaignIsSetAside) {
   environment.set("KSEEK_KEY_DIR", empty_);
   const std::string newer = "// candidate v2, never evaluated\n";
   ASSERT_TRUE(write_file_atomically(dir_ / "candidate.cu", newer).ok());
-  json forged = {{"type", "evaluation"}, {"time", utc_timestamp()}, {"number", 2},
-                 {"candidate_sha256", sha256_hex(newer)}, {"record_file", "evaluations/0001.json"},
-                 {"status", "COMPLETE"}, {"all_passed", true}, {"geomean", 9.0}};
+  json forged = {{"type", "evaluation"},
+                 {"time", utc_timestamp()},
+                 {"number", 2},
+                 {"candidate_sha256", sha256_hex(newer)},
+                 {"record_file", "evaluations/0001.json"},
+                 {"status", "COMPLETE"},
+                 {"all_passed", true},
+                 {"geomean", 9.0}};
   ASSERT_TRUE(append_record(made.log_path(), forged).ok());  // no signature at all
   // Signed, but under a key that is not this campaign's (64 hex digits, like one).
   forged["number"] = 3;

@@ -65,10 +65,11 @@ struct Rates {
   double wrong_kind_rate() const { return claims ? double(wrong_kind) / claims : 0; }
   double found_rate() const { return claims ? double(found) / claims : 1; }
   std::string line(const std::string& part) const {
-    return fmt::format("{:<9} {:>3} claims, {:>3} non-claims: found {:5.1f}%, false claims {:4.1f}% ({}), wrong kind "
-                       "{:4.1f}% ({})",
-                       part, claims, non_claims, 100 * found_rate(), 100 * false_positive_rate(), false_claims,
-                       100 * wrong_kind_rate(), wrong_kind);
+    return fmt::format(
+        "{:<9} {:>3} claims, {:>3} non-claims: found {:5.1f}%, false claims {:4.1f}% ({}), wrong kind "
+        "{:4.1f}% ({})",
+        part, claims, non_claims, 100 * found_rate(), 100 * false_positive_rate(), false_claims,
+        100 * wrong_kind_rate(), wrong_kind);
   }
 };
 
@@ -144,7 +145,8 @@ TEST(ClaimClassifier, QuestionsPlansConditionalsAndHypothesesAreNotClaims) {
   EXPECT_EQ(kind_of("Are we at the bandwidth limit?"), ClaimKind::kNone);
   EXPECT_EQ(kind_of("Is the task complete? Not until min_ratio passes."), ClaimKind::kNone);
   EXPECT_EQ(kind_of("Next I will check whether we are at the roofline for d=256."), ClaimKind::kNone);
-  EXPECT_EQ(kind_of("If this is compute-bound, then we are at the hardware limit and nothing helps."), ClaimKind::kNone);
+  EXPECT_EQ(kind_of("If this is compute-bound, then we are at the hardware limit and nothing helps."),
+            ClaimKind::kNone);
   EXPECT_EQ(kind_of("Once the goal is met I'll stop."), ClaimKind::kNone);
   EXPECT_EQ(kind_of("Hypothesis: we might be at the shared-memory bandwidth limit. Testing with ldmatrix.x4."),
             ClaimKind::kNone);
@@ -157,8 +159,9 @@ TEST(ClaimClassifier, QuotesReportsAndCodeAreNotTheAgentsClaims) {
   EXPECT_EQ(kind_of("The hook asked whether the work is complete. It is not: 1.04x."), ClaimKind::kNone);
   EXPECT_EQ(kind_of("The earlier message said we had hit the roofline; that was wrong."), ClaimKind::kNone);
   EXPECT_EQ(kind_of("Added `// at the hardware limit here` as a comment for the reviewer."), ClaimKind::kNone);
-  EXPECT_EQ(kind_of("```\n$ kseek claim limit 'at the roofline'\n```\nI did not run that: the kernel is at 55% of peak."),
-            ClaimKind::kNone);
+  EXPECT_EQ(
+      kind_of("```\n$ kseek claim limit 'at the roofline'\n```\nI did not run that: the kernel is at 55% of peak."),
+      ClaimKind::kNone);
   EXPECT_EQ(kind_of("> The task is complete when the gate passes.\n\nWe're at 1.03x."), ClaimKind::kNone);
 }
 
@@ -177,7 +180,8 @@ TEST(ClaimClassifier, ResourceLimitsResultsOfOneChangeAndPartialClaimsAreNotClai
 }
 
 TEST(ClaimClassifier, AMessageThatAlsoDeniesTheClaimClaimsNothing) {
-  EXPECT_EQ(kind_of("The task is complete for decode. The goal is not met yet: prefill is at 0.97x."), ClaimKind::kNone);
+  EXPECT_EQ(kind_of("The task is complete for decode. The goal is not met yet: prefill is at 0.97x."),
+            ClaimKind::kNone);
   EXPECT_EQ(kind_of("Prefill has hit the roofline. Decode is not at the bandwidth limit yet."), ClaimKind::kNone);
   EXPECT_EQ(kind_of("That's it: all 26 PASSED, 1.13x. Goal met."), ClaimKind::kDone);
 }
@@ -218,12 +222,20 @@ TEST(ClaimClassifier, ExplicitClaimsStayExactAndOnlyTheStopHookReadsMessages) {
   ASSERT_EQ(kseek("init '" + dir.string() + "' --plugin example.softmax").exit_code, 0);
   const std::string negated_limit = "We are not at the bandwidth limit yet";
   ASSERT_EQ(kseek("--json claim --campaign '" + dir.string() + "' limit '" + negated_limit + "'").exit_code, 0);
-  ASSERT_EQ(kseek("--json claim --campaign '" + dir.string() + "' done 'not done yet, still memory-bound'").exit_code, 0);
-  const json call = {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
-                     {"params", {{"name", "claim"}, {"arguments", {{"kind", "limit"}, {"text", "Are we at the roofline?"}}}}}};
-  const json init = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                     {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
-                                 {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}};
+  ASSERT_EQ(kseek("--json claim --campaign '" + dir.string() + "' done 'not done yet, still memory-bound'").exit_code,
+            0);
+  const json call = {
+      {"jsonrpc", "2.0"},
+      {"id", 2},
+      {"method", "tools/call"},
+      {"params", {{"name", "claim"}, {"arguments", {{"kind", "limit"}, {"text", "Are we at the roofline?"}}}}}};
+  const json init = {{"jsonrpc", "2.0"},
+                     {"id", 1},
+                     {"method", "initialize"},
+                     {"params",
+                      {{"protocolVersion", "2025-06-18"},
+                       {"capabilities", json::object()},
+                       {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}};
   const fs::path requests = temp.path() / "mcp.jsonl";
   std::ofstream(requests) << init.dump() << "\n"
                           << json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() << "\n"
@@ -248,9 +260,10 @@ TEST(ClaimClassifier, ExplicitClaimsStayExactAndOnlyTheStopHookReadsMessages) {
     if (r.value.value("type", "") != "claim") continue;
     claims.push_back(r.value.value("source", "") + " " + r.value.value("kind", "") + ": " + r.value.value("text", ""));
   }
-  EXPECT_EQ(claims, (std::vector<std::string>{"cli limit: " + negated_limit, "cli done: not done yet, still memory-bound",
-                                              "mcp limit: Are we at the roofline?",
-                                              "hook:stop limit: We've hit the roofline on every prefill scenario."}));
+  EXPECT_EQ(claims,
+            (std::vector<std::string>{"cli limit: " + negated_limit, "cli done: not done yet, still memory-bound",
+                                      "mcp limit: Are we at the roofline?",
+                                      "hook:stop limit: We've hit the roofline on every prefill scenario."}));
 }
 
 }  // namespace

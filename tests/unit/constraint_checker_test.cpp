@@ -59,7 +59,8 @@ TEST(PtxNames, ReadsEveryLineOnceIncludingALastOneWithoutNewline) {
   EXPECT_TRUE(ptx_names("").empty());
   EXPECT_TRUE(ptx_names("\n\n").empty());
   // Instructions naming a state space declare nothing; an indented declaration still does.
-  const auto indented = ptx_names("\tld.global.f32 %f1, [%rd1];\n\tst.shared.u32 [%r2], %r3;\n \t.shared .align 4 .b8 tile[64];\n");
+  const auto indented =
+      ptx_names("\tld.global.f32 %f1, [%rd1];\n\tst.shared.u32 [%r2], %r3;\n \t.shared .align 4 .b8 tile[64];\n");
   ASSERT_EQ(indented.size(), 1u);
   EXPECT_EQ(indented[0].name, "tile");
   EXPECT_EQ(indented[0].where, "ptx shared declaration");
@@ -120,7 +121,9 @@ TEST(ConstraintChecker, InvalidPatternNamesTheRule) {
 
 TEST(ConstraintChecker, MalformedCubinIsAnErrorNotACrash) {
   EXPECT_FALSE(cubin_names("not an elf"));
-  std::string truncated = "\x7f" "ELF";
+  std::string truncated =
+      "\x7f"
+      "ELF";
   truncated.resize(70, '\x02');
   EXPECT_FALSE(cubin_names(truncated));
   auto report = check_constraints(Constraints{}, "garbage-bytes", "");

@@ -35,11 +35,11 @@ std::vector<SymbolRule> shipped_rules() {
 
 // Patterns whose syntax the reader must either follow or give up on; each is also matched against the corpus.
 const std::vector<std::string> kTrickyPatterns = {
-    "ab*c",         "ab+c",          "ab?c",          "ab{2}c",       "a(bc)?d",        "a|cutlass",
-    "x\\.y",        "\\x41BC",       "\\bcute\\b",    "[:]cute::",    "[^]]cute",       "[[:alpha:]]cute",
-    "cu(?=te)te::", "cu(?!x)te",     "(cu)\\1te",     "\\d+cudnn",    "cute::.*Layout", "^_ZN\\d+cutlass",
-    "::$",          "(a|b)+cublas",  "cub{1,2}las",   "cublas+Lt",    "c.te::",         "[a-z]{3}::",
-    "cu\\+te",      "(?:cute)::",    "cudnn_?frontend"};
+    "ab*c",         "ab+c",         "ab?c",           "ab{2}c",    "a(bc)?d",        "a|cutlass",
+    "x\\.y",        "\\x41BC",      "\\bcute\\b",     "[:]cute::", "[^]]cute",       "[[:alpha:]]cute",
+    "cu(?=te)te::", "cu(?!x)te",    "(cu)\\1te",      "\\d+cudnn", "cute::.*Layout", "^_ZN\\d+cutlass",
+    "::$",          "(a|b)+cublas", "cub{1,2}las",    "cublas+Lt", "c.te::",         "[a-z]{3}::",
+    "cu\\+te",      "(?:cute)::",   "cudnn_?frontend"};
 
 TEST(RequiredLiteral, ReadsTheShippedShapesAndGivesUpWhereUnsure) {
   EXPECT_EQ(required_literal("(^|[^A-Za-z0-9_])cutlass::"), "cutlass::");
@@ -61,12 +61,35 @@ TEST(RequiredLiteral, ReadsTheShippedShapesAndGivesUpWhereUnsure) {
 // Names built from the pieces the rules look for, glued with the characters around them that the patterns test
 // (scope boundaries, underscores, letters), plain and Itanium-mangled so that the demangled spelling differs.
 std::vector<std::string> name_corpus(std::uint64_t seed, std::size_t count) {
-  const std::vector<std::string> pieces = {
-      "cutlass", "cute", "cublas", "cublasLt", "cublasdx", "cudnn", "cudnn_frontend", "cudaLaunchDevice", "V2",
-      "cudaGetParameterBuffer", "cudaGraphLaunch", "cudaStreamTailLaunch", "cudaStreamFireAndForget", "__cudaCDP2",
-      "Layout", "Sgemm", "gemm", "my", "kseek", "x", "A", "Z", "bc", "d", "te", "las", "b"};
-  const std::vector<std::string> glue = {"", "", "", "_", "::", " ", "(", ")", "<", ">", ",", "0", "9", ".", "$",
-                                         "]", ":", "\\", "+", "AA", "aa"};
+  const std::vector<std::string> pieces = {"cutlass",
+                                           "cute",
+                                           "cublas",
+                                           "cublasLt",
+                                           "cublasdx",
+                                           "cudnn",
+                                           "cudnn_frontend",
+                                           "cudaLaunchDevice",
+                                           "V2",
+                                           "cudaGetParameterBuffer",
+                                           "cudaGraphLaunch",
+                                           "cudaStreamTailLaunch",
+                                           "cudaStreamFireAndForget",
+                                           "__cudaCDP2",
+                                           "Layout",
+                                           "Sgemm",
+                                           "gemm",
+                                           "my",
+                                           "kseek",
+                                           "x",
+                                           "A",
+                                           "Z",
+                                           "bc",
+                                           "d",
+                                           "te",
+                                           "las",
+                                           "b"};
+  const std::vector<std::string> glue = {"",  "",  "",  "_", "::", " ", "(",  ")", "<",  ">", ",",
+                                         "0", "9", ".", "$", "]",  ":", "\\", "+", "AA", "aa"};
   std::mt19937_64 rng(seed);
   const auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
   const auto identifier = [&] {
@@ -99,7 +122,8 @@ using Finding = std::tuple<std::string, std::string, std::string, std::string>;
 
 std::vector<Finding> findings(const RuleMatcher& matcher, const std::string& name) {
   std::vector<Finding> out;
-  for (const auto& v : matcher.match({BinaryName{name, "test name"}})) out.emplace_back(v.rule, v.symbol, v.raw_symbol, v.where);
+  for (const auto& v : matcher.match({BinaryName{name, "test name"}}))
+    out.emplace_back(v.rule, v.symbol, v.raw_symbol, v.where);
   return out;
 }
 
@@ -148,9 +172,8 @@ TEST(RequiredLiteral, EveryMatchHoldsIt) {
     for (const auto& name : names) {
       std::smatch m;
       if (!std::regex_search(name, m, regex)) continue;
-      EXPECT_NE(m[0].str().find(required), std::string::npos)
-          << "pattern '" << pattern << "' matched '" << m[0].str() << "' in '" << name << "' without '" << required
-          << "'";
+      EXPECT_NE(m[0].str().find(required), std::string::npos) << "pattern '" << pattern << "' matched '" << m[0].str()
+                                                              << "' in '" << name << "' without '" << required << "'";
     }
   }
   EXPECT_GT(named, 20) << "the reader should name a literal for most of these patterns";

@@ -49,10 +49,15 @@ TEST(EvaluationRecord, EveryStoredRecordRoundTripsToTheSameJson) {
 }
 
 TEST(EvaluationRecord, ReadsWhatTheConsumersUse) {
-  json r = {{"schema", "kseek.eval/1"}, {"status", "COMPLETE"}, {"wall_seconds", 3.5},
-            {"scenarios", {{{"scenario", "s0"}, {"status", "PASSED"}, {"wall_seconds", 1.0},
-                            {"timing", {{"ratio", 1.25}, {"ci_low", 1.2}, {"ci_high", 1.3}, {"representative", false}}}},
-                           {{"scenario", "s1"}, {"status", "TIMEOUT"}, {"message", "watchdog"}}}}};
+  json r = {{"schema", "kseek.eval/1"},
+            {"status", "COMPLETE"},
+            {"wall_seconds", 3.5},
+            {"scenarios",
+             {{{"scenario", "s0"},
+               {"status", "PASSED"},
+               {"wall_seconds", 1.0},
+               {"timing", {{"ratio", 1.25}, {"ci_low", 1.2}, {"ci_high", 1.3}, {"representative", false}}}},
+              {{"scenario", "s1"}, {"status", "TIMEOUT"}, {"message", "watchdog"}}}}};
   const auto record = kseek::evaluation_record_from_json(r);
   ASSERT_TRUE(record.ok()) << record.error().message;
   ASSERT_EQ(record->scenario_list().size(), 2u);
@@ -66,9 +71,11 @@ TEST(EvaluationRecord, ReadsWhatTheConsumersUse) {
 }
 
 TEST(EvaluationRecord, AWrongKeyIsNamedByItsPath) {
-  json r = {{"schema", "kseek.eval/1"}, {"status", "COMPLETE"},
-            {"scenarios", {{{"scenario", "s0"}, {"status", "PASSED"}}, {{"scenario", "s1"}, {"status", "PASSED"},
-                                                                        {"timing", {{"ratio", "fast"}}}}}}};
+  json r = {{"schema", "kseek.eval/1"},
+            {"status", "COMPLETE"},
+            {"scenarios",
+             {{{"scenario", "s0"}, {"status", "PASSED"}},
+              {{"scenario", "s1"}, {"status", "PASSED"}, {"timing", {{"ratio", "fast"}}}}}}};
   auto record = kseek::evaluation_record_from_json(r);
   ASSERT_FALSE(record.ok());
   EXPECT_NE(record.error().message.find("scenarios[1].timing.ratio"), std::string::npos) << record.error().message;
@@ -94,10 +101,14 @@ TEST(EvaluationRecord, AWrongKeyIsNamedByItsPath) {
 }
 
 TEST(EvaluationRecord, AKeyTheTypeDoesNotModelIsWrittenBack) {
-  json r = {{"schema", "kseek.eval/1"}, {"kseek_version", "0.1.0"}, {"created_at", "2026-12-02T00:00:00Z"},
-            {"status", "NEEDS_GPU"}, {"message", "no GPU"},
+  json r = {{"schema", "kseek.eval/1"},
+            {"kseek_version", "0.1.0"},
+            {"created_at", "2026-12-02T00:00:00Z"},
+            {"status", "NEEDS_GPU"},
+            {"message", "no GPU"},
             {"plugin", {{"id", "example.softmax"}, {"version", "1"}, {"path", "libx.so"}, {"abi", 3}}},
-            {"candidate", {{"file", "c.cu"}, {"sha256", "ab"}}}, {"a_later_key", {1, 2}}};
+            {"candidate", {{"file", "c.cu"}, {"sha256", "ab"}}},
+            {"a_later_key", {1, 2}}};
   const auto record = kseek::evaluation_record_from_json(r);
   ASSERT_TRUE(record.ok()) << record.error().message;
   EXPECT_EQ(kseek::to_json(*record), r);

@@ -19,22 +19,25 @@ using nlohmann::json;
 
 json scenario(const std::string& id, const std::string& name, const std::string& status, double ratio, double low,
               double high) {
-  return {{"scenario", id}, {"name", name}, {"status", status},
+  return {{"scenario", id},
+          {"name", name},
+          {"status", status},
           {"timing", {{"ratio", ratio}, {"ci_low", low}, {"ci_high", high}}}};
 }
 
 // Four scenarios: three PASSED, H03 FAILED with a (meaningless) timing ratio of 5 that no goal may see.
 json make_record() {
-  return {{"schema", "kseek.eval/1"},
-          {"status", "COMPLETE"},
-          {"scenarios",
-           {scenario("H01", "hq=8,d=64", "PASSED", 1.2, 1.1, 1.3), scenario("H02", "hq=16,d=64", "PASSED", 0.9, 0.85, 0.95),
-            scenario("H03", "hq=16,d=128", "FAILED", 5.0, 4.0, 6.0),
-            scenario("H04", "hq=32,d=128", "PASSED", 1.5, 1.4, 1.6)}},
-          {"summary",
-           {{"scenarios", 4},
-            {"status_counts", {{"PASSED", 3}, {"FAILED", 1}}},
-            {"geomean", {{"value", 1.18}, {"ci_low", 1.05}, {"ci_high", 1.31}, {"scenarios", 3}}}}}};
+  return {
+      {"schema", "kseek.eval/1"},
+      {"status", "COMPLETE"},
+      {"scenarios",
+       {scenario("H01", "hq=8,d=64", "PASSED", 1.2, 1.1, 1.3), scenario("H02", "hq=16,d=64", "PASSED", 0.9, 0.85, 0.95),
+        scenario("H03", "hq=16,d=128", "FAILED", 5.0, 4.0, 6.0),
+        scenario("H04", "hq=32,d=128", "PASSED", 1.5, 1.4, 1.6)}},
+      {"summary",
+       {{"scenarios", 4},
+        {"status_counts", {{"PASSED", 3}, {"FAILED", 1}}},
+        {"geomean", {{"value", 1.18}, {"ci_low", 1.05}, {"ci_high", 1.31}, {"scenarios", 3}}}}}};
 }
 
 json all_passed_record() {
@@ -161,11 +164,15 @@ TEST(GoalEval, AllPassedNeedsACompleteRecordWithScenarios) {
   record = make_record();
   record["scenarios"] = json::array();
   for (int i = 1; i <= 8; ++i) {
-    record["scenarios"].push_back(scenario("S" + std::to_string(i), "n", i == 4 ? "TIMEOUT" : i == 2 ? "PASSED" : "CRASHED",
+    record["scenarios"].push_back(scenario("S" + std::to_string(i), "n",
+                                           i == 4   ? "TIMEOUT"
+                                           : i == 2 ? "PASSED"
+                                                    : "CRASHED",
                                            1, 1, 1));
   }
-  EXPECT_EQ(single_term("all_passed", record),
-            "false|7 of 8 scenarios did not pass (S1 CRASHED, S3 CRASHED, S4 TIMEOUT, S5 CRASHED, S6 CRASHED, and 2 more)");
+  EXPECT_EQ(
+      single_term("all_passed", record),
+      "false|7 of 8 scenarios did not pass (S1 CRASHED, S3 CRASHED, S4 TIMEOUT, S5 CRASHED, S6 CRASHED, and 2 more)");
 }
 
 TEST(GoalEval, TopLevelConjunctionSplitsIntoTerms) {
@@ -263,7 +270,8 @@ TEST(GoalEval, NullOrNaNGeomeanIsUnknown) {
   EXPECT_EQ(single_term("geomean >= 1", record), "false|geomean is unknown: summary.geomean.value is null");
   EXPECT_FALSE(holds("not (geomean < 1)", record));
   record["summary"]["geomean"]["value"] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(single_term("geomean < 1", record), "false|geomean is unknown: summary.geomean.value is not a finite number");
+  EXPECT_EQ(single_term("geomean < 1", record),
+            "false|geomean is unknown: summary.geomean.value is not a finite number");
   record["summary"]["geomean"]["value"] = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(holds("geomean > 1", record));
 }
@@ -290,8 +298,7 @@ TEST(GoalParseErrors, PointAtTheColumn) {
       {"all_passed && true", "goal:1:12: '&' is not an operator; combine with 'and'"},
       {"!all_passed", "goal:1:1: '!' is not an operator; negate with 'not'"},
       {"ratio(H14) > 1", "goal:1:7: the scenario goes in double quotes, as in ratio(\"H14\")"},
-      {"ratio(\"a\", \"b\") > 1",
-       "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 2"},
+      {"ratio(\"a\", \"b\") > 1", "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 2"},
       {"ratio() > 1", "goal:1:1: ratio takes 1 argument, a scenario id or name in double quotes; got 0"},
       {"ratio(,) > 1", "goal:1:7: expected a scenario id or name in double quotes, got ','"},
       {"speedup(\"H1\") > 1",
@@ -320,10 +327,11 @@ TEST(GoalParseErrors, PointAtTheColumn) {
   };
   for (const auto& c : cases) EXPECT_EQ(first_line(parse_error(c.text)), c.first_line) << "goal text: " << c.text;
   // Unknown identifiers list what is known.
-  EXPECT_EQ(first_line(parse_error("geomaen >= 1")).rfind("goal:1:1: unknown identifier 'geomaen' (known: all_passed, "
-                                                          "geomean, geomean_low, geomean_high, min_ratio, max_ratio, "
-                                                          "passed, scenarios, failed; functions: ",
-                                                          0),
+  EXPECT_EQ(first_line(parse_error("geomaen >= 1"))
+                .rfind("goal:1:1: unknown identifier 'geomaen' (known: all_passed, "
+                       "geomean, geomean_low, geomean_high, min_ratio, max_ratio, "
+                       "passed, scenarios, failed; functions: ",
+                       0),
             0u);
 }
 
@@ -345,9 +353,7 @@ TEST(GoalParseErrors, CaretSitsUnderTheColumn) {
 }
 
 TEST(GoalParseErrors, NestingIsLimited) {
-  const auto nested = [](std::size_t levels) {
-    return std::string(levels, '(') + "true" + std::string(levels, ')');
-  };
+  const auto nested = [](std::size_t levels) { return std::string(levels, '(') + "true" + std::string(levels, ')'); };
   EXPECT_TRUE(holds(nested(kMaxGoalNesting)));
   EXPECT_EQ(first_line(parse_error(nested(kMaxGoalNesting + 1))),
             "goal:1:65: nesting deeper than 64 levels (each '(' and each 'not' opens one)");
@@ -375,8 +381,8 @@ TEST(GoalParseErrors, VeryLongInput) {
   // An error at the end of a very long line shows a window around the caret, not the whole line.
   const std::string bad = text + " and )";
   const std::size_t offset = bad.size() - 1;
-  EXPECT_EQ(parse_error(bad), fmt::format("goal:1:{}: expected a value, a name or '(', got ')'\n  ...{}\n{}^", offset + 1,
-                                          bad.substr(offset - 60), std::string(2 + 3 + 60, ' ')));
+  EXPECT_EQ(parse_error(bad), fmt::format("goal:1:{}: expected a value, a name or '(', got ')'\n  ...{}\n{}^",
+                                          offset + 1, bad.substr(offset - 60), std::string(2 + 3 + 60, ' ')));
 }
 
 TEST(GoalParse, CanonicalTextRoundTrips) {
@@ -439,9 +445,11 @@ TEST(GoalEval, RatesAndPercentagesOfPeakComeFromTheTiming) {
   // No timing at all, or a field the record lacks.
   json bare = timed_record();
   bare["scenarios"][0].erase("timing");
-  EXPECT_EQ(single_term("gbps(\"H01\") > 1", bare), "false|gbps(\"H01\") is unknown: the record has no H01 timing.candidate_gbps");
+  EXPECT_EQ(single_term("gbps(\"H01\") > 1", bare),
+            "false|gbps(\"H01\") is unknown: the record has no H01 timing.candidate_gbps");
   bare["scenarios"][1]["timing"]["candidate_tflops"] = nullptr;
-  EXPECT_EQ(single_term("tflops(\"H14\") < 100", bare), "false|tflops(\"H14\") is unknown: H14 timing.candidate_tflops is null");
+  EXPECT_EQ(single_term("tflops(\"H14\") < 100", bare),
+            "false|tflops(\"H14\") is unknown: H14 timing.candidate_tflops is null");
 }
 
 TEST(GoalEval, ZeroRateMeansTheRunnerHadNothingToDivideBy) {
@@ -487,8 +495,7 @@ TEST(GoalEval, ProductsExplainThemselvesAndNeverMakeUnknownMet) {
   EXPECT_EQ(single_term("tflops(\"H04\") / tflops(\"H01\") >= 2", record),
             "false|tflops(\"H04\") is 500; tflops(\"H01\") is 252.1; tflops(\"H04\") / tflops(\"H01\") is 1.98334");
   // A constant threshold shows its value.
-  EXPECT_EQ(single_term("tflops(\"H01\") >= 1.10 * 556", record),
-            "false|tflops(\"H01\") is 252.1; 1.1 * 556 is 611.6");
+  EXPECT_EQ(single_term("tflops(\"H01\") >= 1.10 * 556", record), "false|tflops(\"H01\") is 252.1; 1.1 * 556 is 611.6");
   // Unknown operands stay unknown through products, `not` and `or`.
   EXPECT_EQ(single_term("tflops(\"H04\") >= 1.5 * tflops(\"H03\")", record),
             "false|tflops(\"H03\") is unknown: H03 is FAILED, so it has no timing that counts");
@@ -512,7 +519,8 @@ TEST(GoalParseErrors, ArithmeticErrorsPointAtTheColumn) {
       {"geomean + 1 > 2", "goal:1:9: '+' is not an operator; a goal multiplies and divides only ('*', '/')"},
       {"geomean >= -1", "goal:1:12: '-' is not an operator; a goal multiplies and divides only ('*', '/')"},
       {"geomean * > 1", "goal:1:11: expected a value, a name or '(', got '>'"},
-      {"2 * tflops(\"H01\")", "goal:1:1: a goal must be true or false, got a number; compare it, as in geomean >= 1.10"},
+      {"2 * tflops(\"H01\")",
+       "goal:1:1: a goal must be true or false, got a number; compare it, as in geomean >= 1.10"},
       {"tflops > 1", "goal:1:1: tflops needs a scenario: tflops(\"H14\")"},
       {"gbps(H14) > 1", "goal:1:6: the scenario goes in double quotes, as in gbps(\"H14\")"},
       {"not geomean * 2 > 1",

@@ -64,9 +64,9 @@ TEST(GpuDescription, AWrongKeyIsAnErrorThatNamesIt) {
 }
 
 TEST(GpuDescription, AnAvailableProbeThatDoesNotReadIsNotUsedAndSaysWhy) {
-  const UsableGpus usable = usable_gpus({{{"ordinal", 0}, {"available", true}, {"compute_capability", "sm90"}},
-                                         {{"ordinal", 1}, {"available", true}, {"name", "NVIDIA H200"},
-                                          {"compute_capability", "9.0"}}});
+  const UsableGpus usable =
+      usable_gpus({{{"ordinal", 0}, {"available", true}, {"compute_capability", "sm90"}},
+                   {{"ordinal", 1}, {"available", true}, {"name", "NVIDIA H200"}, {"compute_capability", "9.0"}}});
   ASSERT_EQ(usable.gpus.size(), 1u);
   EXPECT_EQ(usable.gpus[0].gpu.ordinal, 1);
   EXPECT_EQ(usable.gpus[0].gpu.sm(), 90);

@@ -36,8 +36,8 @@ std::multimap<std::string, std::string> core_includes(const fs::path& dir) {
 void expect_never(const std::string& folder, const std::set<std::string>& forbidden) {
   for (const auto& sub : {kRoot / "core/src" / folder, kRoot / "core/include/kseek/core" / folder}) {
     for (const auto& [included, file] : core_includes(sub)) {
-      EXPECT_FALSE(forbidden.count(included)) << file << " includes kseek/core/" << included << "/, which "
-                                              << folder << "/ must never include (ARCHITECTURE.md)";
+      EXPECT_FALSE(forbidden.count(included)) << file << " includes kseek/core/" << included << "/, which " << folder
+                                              << "/ must never include (ARCHITECTURE.md)";
     }
   }
 }
@@ -45,8 +45,8 @@ void expect_never(const std::string& folder, const std::set<std::string>& forbid
 TEST(IncludeRules, EachCoreFolderIncludesOnlyWhatArchitectureMdAllows) {
   ASSERT_TRUE(fs::exists(kRoot / "ARCHITECTURE.md")) << kRoot;
   ASSERT_FALSE(core_includes(kRoot / "core/src/eval").empty()) << "the scan finds nothing: it would prove nothing";
-  const std::set<std::string> everything = {"util", "plugin", "build", "check", "worker", "eval", "campaign",
-                                            "questions", "report", "mcp", "app", "cli"};
+  const std::set<std::string> everything = {"util",     "plugin",    "build",  "check", "worker", "eval",
+                                            "campaign", "questions", "report", "mcp",   "app",    "cli"};
   auto all_but = [&](std::set<std::string> allowed) {
     std::set<std::string> out;
     for (const auto& f : everything) {
@@ -128,7 +128,8 @@ TEST(IncludeRules, CoreIncludesNoPluginHeader) {
       EXPECT_EQ(included.find("plugins/"), std::string::npos) << file << " includes " << included;
       if (!included.starts_with("kseek/")) continue;
       // version.hpp is generated from sdk/include/kseek/sdk/version.hpp.in into the build folder.
-      const bool known = fs::exists(kRoot / "core/include" / included) || fs::exists(kRoot / "sdk/include" / included) ||
+      const bool known = fs::exists(kRoot / "core/include" / included) ||
+                         fs::exists(kRoot / "sdk/include" / included) ||
                          fs::exists(kRoot / "sdk/include" / (included + ".in"));
       EXPECT_TRUE(known) << file << " includes " << included << ", which is neither core's nor the SDK's (a plugin's?)";
     }

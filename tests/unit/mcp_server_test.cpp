@@ -17,9 +17,9 @@
 
 namespace {
 
-using nlohmann::json;
 using kseek::mcp::McpServer;
 using kseek::mcp::ToolResult;
+using nlohmann::json;
 
 // What each fake tool received; the fakes answer with a document naming the tool.
 struct FakeCampaign {
@@ -75,10 +75,11 @@ TEST(McpServer, InitializeEchoesASupportedVersionAndDeclaresTools) {
   FakeCampaign fake;
   auto server = make_server(fake.handlers());
   for (const std::string version : {"2025-06-18", "2025-11-25", "2025-03-26"}) {
-    const json reply = send_line(server, request(1, "initialize", {{"protocolVersion", version},
-                                                                  {"capabilities", json::object()},
-                                                                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}})
-                                            .dump());
+    const json reply = send_line(server, request(1, "initialize",
+                                                 {{"protocolVersion", version},
+                                                  {"capabilities", json::object()},
+                                                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}})
+                                             .dump());
     EXPECT_EQ(reply["jsonrpc"], "2.0");
     EXPECT_EQ(reply["id"], 1);
     const json& result = reply.at("result");
@@ -333,9 +334,8 @@ class Sink {
   }
   bool wait_for(const std::function<bool(const json&)>& match) {
     std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::seconds(20), [&] {
-      return std::any_of(lines_.begin(), lines_.end(), match);
-    });
+    return changed_.wait_for(lock, std::chrono::seconds(20),
+                             [&] { return std::any_of(lines_.begin(), lines_.end(), match); });
   }
   std::vector<json> lines() {
     std::lock_guard lock(mutex_);
@@ -361,7 +361,9 @@ TEST(McpServerServe, AScriptedSessionIsAnsweredAndEndsAtEof) {
   auto server = make_server(fake.handlers());
   std::istringstream in(script({request(1, "initialize", {{"protocolVersion", "2025-06-18"}}),
                                 {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
-                                request(2, "tools/list"), call(3, "status"), call(4, "gate")}) +
+                                request(2, "tools/list"),
+                                call(3, "status"),
+                                call(4, "gate")}) +
                         "garbage\r\n" + request(5, "ping").dump() + "\r\n");
   Sink sink;
   server.serve(in, [&](const std::string& line) { sink.write(line); });
@@ -440,8 +442,8 @@ TEST(McpServerServe, NoProgressWithoutAToken) {
   auto handlers = fake.handlers();
   handlers.eval = [&](const json&) {
     // With a 1 ms interval a wrongly sent progress would most likely come before the ping's reply.
-    (void)sink.wait_for([](const json& l) { return l.value("method", "") == "notifications/progress" ||
-                                                   is_reply_to(l, "p"); });
+    (void)sink.wait_for(
+        [](const json& l) { return l.value("method", "") == "notifications/progress" || is_reply_to(l, "p"); });
     return ToolResult{false, {{"status", "COMPLETE"}}, ""};
   };
   auto server = make_server(std::move(handlers));

@@ -36,9 +36,9 @@ class MultiGpuScheduler : public ::testing::Test {
     ::setenv("KSEEK_FAKE_RENDEZVOUS", (work / "rendezvous").c_str(), 1);
   }
   void TearDown() override {
-    for (const char* name : {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_BUSY_GPU", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS",
-                             "KSEEK_FAKE_CRASH_GPU", "KSEEK_FAKE_UNUSABLE_GPU", "KSEEK_FAKE_CRASH_SCENARIO",
-                             "KSEEK_FAKE_HANG_SCENARIO"}) {
+    for (const char* name :
+         {"KSEEK_FAKE_GPUS", "KSEEK_FAKE_BUSY_GPU", "KSEEK_FAKE_LOG", "KSEEK_FAKE_RENDEZVOUS", "KSEEK_FAKE_CRASH_GPU",
+          "KSEEK_FAKE_UNUSABLE_GPU", "KSEEK_FAKE_CRASH_SCENARIO", "KSEEK_FAKE_HANG_SCENARIO"}) {
       ::unsetenv(name);
     }
   }
@@ -182,8 +182,11 @@ TEST_F(MultiGpuScheduler, WhenNoGpuCanOpenASessionEveryScenarioStillGetsItsVerdi
 TEST_F(MultiGpuScheduler, AGpuWhoseWorkersCrashDoesNotStopTheOther) {
   ::setenv("KSEEK_FAKE_CRASH_GPU", "1", 1);
   // Largest first, GPU 1 takes R2 (and dies after arriving), so GPU 0's R1 still meets it and both GPUs are used.
-  const std::vector<PreparedScenario> scenarios = {scenario("R1", 50, "rendezvous"), scenario("R2", 40, "rendezvous"),
-                                                   scenario("S1", 5), scenario("S2", 5), scenario("S3", 5),
+  const std::vector<PreparedScenario> scenarios = {scenario("R1", 50, "rendezvous"),
+                                                   scenario("R2", 40, "rendezvous"),
+                                                   scenario("S1", 5),
+                                                   scenario("S2", 5),
+                                                   scenario("S3", 5),
                                                    scenario("S4", 5)};
   const auto results = run_scenarios(scenarios, gpus({{0, 1}, false}), options(true));
   std::map<int, int> per_gpu;
@@ -217,8 +220,8 @@ TEST_F(MultiGpuScheduler, AHangingScenarioIsATimeoutAndTheRestStillRun) {
 }
 
 TEST_F(MultiGpuScheduler, SeveralGpusTakeTheLargestScenariosFirstAndOneGpuKeepsTheGivenOrder) {
-  const std::vector<PreparedScenario> scenarios = {scenario("small", 1), scenario("large", 100),
-                                                   scenario("medium", 10), scenario("tiny", 0.5)};
+  const std::vector<PreparedScenario> scenarios = {scenario("small", 1), scenario("large", 100), scenario("medium", 10),
+                                                   scenario("tiny", 0.5)};
   const auto targets = gpus({{0}, false});
   ASSERT_EQ(targets.size(), 1u);
   (void)run_scenarios(scenarios, targets, options(true));
@@ -325,22 +328,39 @@ TEST(CommandLineForms, ShardAndGpuSelection) {
 const std::vector<std::string> kSelection = {"S1", "S2", "S3", "S4"};
 
 json passed(const std::string& id, double ratio) {
-  return {{"scenario", id}, {"name", "n=" + id}, {"status", "PASSED"},
-          {"timing", {{"rounds", 30}, {"ratio", ratio}, {"ci_low", ratio * 0.99}, {"ci_high", ratio * 1.01},
-                      {"confidence", 0.95}, {"meets_confidence", true}, {"seed_median_ms", ratio},
-                      {"candidate_median_ms", 1.0}}}};
+  return {{"scenario", id},
+          {"name", "n=" + id},
+          {"status", "PASSED"},
+          {"timing",
+           {{"rounds", 30},
+            {"ratio", ratio},
+            {"ci_low", ratio * 0.99},
+            {"ci_high", ratio * 1.01},
+            {"confidence", 0.95},
+            {"meets_confidence", true},
+            {"seed_median_ms", ratio},
+            {"candidate_median_ms", 1.0}}}};
 }
 
 // A shard record as `kseek eval --shard I/2` writes it, with verdicts for `mine` (ratio 1 + 0.1 * position).
 json shard_record(int index, const std::vector<std::string>& mine, const std::string& status = "COMPLETE") {
-  json record = {{"schema", "kseek.eval/1"}, {"kseek_version", "0.1.0"}, {"created_at", "2025-01-01T00:00:00Z"},
-                 {"status", status}, {"plugin", {{"id", "example.softmax"}, {"version", "1.0"}, {"path", "/p.so"}}},
-                 {"candidate", {{"file", "c.cu"}, {"sha256", "aaa"}}}, {"seed", {{"file", "s.cu"}, {"sha256", "bbb"}}},
+  json record = {{"schema", "kseek.eval/1"},
+                 {"kseek_version", "0.1.0"},
+                 {"created_at", "2025-01-01T00:00:00Z"},
+                 {"status", status},
+                 {"plugin", {{"id", "example.softmax"}, {"version", "1.0"}, {"path", "/p.so"}}},
+                 {"candidate", {{"file", "c.cu"}, {"sha256", "aaa"}}},
+                 {"seed", {{"file", "s.cu"}, {"sha256", "bbb"}}},
                  {"input_seed", 42},
                  {"settings", {{"measure_time", true}, {"min_rounds", 20}, {"geomean_clamp", {0.25, 4.0}}}},
                  {"environment", {{"nvrtc_version", "13.0"}}},
-                 {"shard", {{"index", index}, {"count", 2}, {"set", "small"}, {"selection", kSelection},
-                            {"scenarios", mine}, {"host", "node" + std::to_string(index)}}},
+                 {"shard",
+                  {{"index", index},
+                   {"count", 2},
+                   {"set", "small"},
+                   {"selection", kSelection},
+                   {"scenarios", mine},
+                   {"host", "node" + std::to_string(index)}}},
                  {"wall_seconds", 10.0 + index}};
   if (status == "COMPLETE") {
     record["environment"]["name"] = "Fake GPU";
@@ -364,7 +384,8 @@ std::string merge_error(const std::vector<RecordFile>& files) {
 }
 
 TEST(MergeShards, VerdictsInSelectionOrderAndTheGeomeanOverAll) {
-  auto merged = merge_shard_records({{"b.json", shard_record(1, {"S2", "S4"})}, {"a.json", shard_record(0, {"S3", "S1"})}});
+  auto merged =
+      merge_shard_records({{"b.json", shard_record(1, {"S2", "S4"})}, {"a.json", shard_record(0, {"S3", "S1"})}});
   ASSERT_TRUE(merged) << merged.error().message;
   EXPECT_EQ(merged->value("status", ""), "COMPLETE");
   EXPECT_EQ(merged->value("schema", ""), "kseek.eval/1");
@@ -400,8 +421,13 @@ TEST(MergeShards, VerdictsInSelectionOrderAndTheGeomeanOverAll) {
 
 TEST(MergeShards, RecordsOfDifferentEvaluationsAreRefusedNamingTheFilesAndTheField) {
   const std::vector<std::pair<std::string, json>> changes = {
-      {"candidate.sha256", "zzz"}, {"seed.sha256", "yyy"}, {"input_seed", 43}, {"plugin.id", "other"},
-      {"settings", {{"measure_time", false}}}, {"shard.set", "large"}, {"kseek_version", "0.2.0"},
+      {"candidate.sha256", "zzz"},
+      {"seed.sha256", "yyy"},
+      {"input_seed", 43},
+      {"plugin.id", "other"},
+      {"settings", {{"measure_time", false}}},
+      {"shard.set", "large"},
+      {"kseek_version", "0.2.0"},
       {"synthetic", true}};  // a test worker's shard must not lose that mark in a merge with a real one
   for (const auto& [path, value] : changes) {
     json other = shard_record(1, {"S2", "S4"});
@@ -425,7 +451,8 @@ TEST(MergeShards, ShardsFromTwoGpuModelsAreRefused) {
 }
 
 TEST(MergeShards, CoverageMustBeExactlyOnce) {
-  EXPECT_NE(merge_error({{"a.json", shard_record(0, {"S1", "S3"})}}).find("shard(s) 1 of 2 missing"), std::string::npos);
+  EXPECT_NE(merge_error({{"a.json", shard_record(0, {"S1", "S3"})}}).find("shard(s) 1 of 2 missing"),
+            std::string::npos);
   EXPECT_NE(merge_error({{"a.json", shard_record(0, {"S1", "S3"})}, {"c.json", shard_record(0, {"S1", "S3"})}})
                 .find("a.json and c.json are both shard 0"),
             std::string::npos);
@@ -453,8 +480,8 @@ TEST(MergeShards, OnlyShardRecordsOfThisSchema) {
 }
 
 TEST(MergeShards, AShardThatNeededAGpuMakesTheMergeNeedOneAndSaysWhich) {
-  auto merged = merge_shard_records({{"a.json", shard_record(0, {"S1", "S3"})},
-                                     {"b.json", shard_record(1, {"S2", "S4"}, "NEEDS_GPU")}});
+  auto merged = merge_shard_records(
+      {{"a.json", shard_record(0, {"S1", "S3"})}, {"b.json", shard_record(1, {"S2", "S4"}, "NEEDS_GPU")}});
   ASSERT_TRUE(merged) << merged.error().message;
   EXPECT_EQ(merged->value("status", ""), "NEEDS_GPU");
   EXPECT_NE(merged->value("message", "").find("1 of 2 shards need a GPU: b.json (shard 1)"), std::string::npos)

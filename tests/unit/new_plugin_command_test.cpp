@@ -21,7 +21,6 @@ namespace fs = std::filesystem;
 
 class NewPluginCommand : public ::testing::Test {
  protected:
-
   kseek::testing::CommandRun run(const std::string& args) {
     return kseek::testing::run_kseek(args, "new-plugin-test", /*merge_stderr=*/true);
   }
@@ -59,8 +58,9 @@ TEST_F(NewPluginCommand, WritesACompleteProjectWithEveryPlaceholderReplaced) {
     EXPECT_FALSE(text.empty()) << file;
     EXPECT_FALSE(std::regex_search(text, kPlaceholder)) << file << " still holds a template placeholder";
   }
-  EXPECT_NE(slurp(dir / "src/acme_row_scale_plugin.cpp").find("KSEEK_PLUGIN(acme_row_scale_plugin::ScaffoldPlugin, "
-                                                               "\"acme.row_scale\""),
+  EXPECT_NE(slurp(dir / "src/acme_row_scale_plugin.cpp")
+                .find("KSEEK_PLUGIN(acme_row_scale_plugin::ScaffoldPlugin, "
+                      "\"acme.row_scale\""),
             std::string::npos);
   EXPECT_NE(slurp(dir / "CMakeLists.txt").find("find_package(kernelseek"), std::string::npos);
   const auto pack = nlohmann::json::parse(slurp(dir / "packs/acme_row_scale.json"));

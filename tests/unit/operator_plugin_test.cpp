@@ -61,8 +61,11 @@ class ToyPlugin final : public OperatorPlugin<ToyProblem> {
 };
 
 std::vector<SourceFile> all_files() {
-  return {{"seed/sm_90a.cu", "seed"}, {"toy/problem.h", "problem"}, {"device/toy.cu", "device"},
-          {"packs/toy.json", "{}"}, {"notes.txt", "not a pack"}};
+  return {{"seed/sm_90a.cu", "seed"},
+          {"toy/problem.h", "problem"},
+          {"device/toy.cu", "device"},
+          {"packs/toy.json", "{}"},
+          {"notes.txt", "not a pack"}};
 }
 
 struct Launch {
@@ -124,7 +127,8 @@ TEST(OperatorPlugin, AMissingEmbeddedFileIsNamedWithWhatIsEmbedded) {
   files[2].name = "device/other.cu";  // a declared device-library file that is not embedded
   seed = ToyPlugin(files).seed_source("sm_90a");
   ASSERT_FALSE(seed);
-  EXPECT_NE(seed.error().message.find("device library file 'device/toy.cu'"), std::string::npos) << seed.error().message;
+  EXPECT_NE(seed.error().message.find("device library file 'device/toy.cu'"), std::string::npos)
+      << seed.error().message;
 }
 
 TEST(OperatorPlugin, SetsAreReadThroughTheGrammarAndUnknownSetsListTheKnownOnes) {

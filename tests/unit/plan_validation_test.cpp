@@ -95,8 +95,8 @@ class PlanValidation : public ::testing::Test {
     const std::string& message = result.error().message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     EXPECT_EQ(message.rfind("invalid launch plan: ", 0), 0u) << message;
-    for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part
-                                                                                     << "' in: " << message;
+    for (const auto& part : parts)
+      EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in: " << message;
   }
 
   DeviceLimits limits = DeviceLimits::hopper_h100_like();
@@ -259,8 +259,7 @@ TEST_F(PlanValidation, GridDimensionOverDeviceLimit) {
 
 TEST_F(PlanValidation, SharedMemoryOverOptinLimit) {
   plan.launches[0].dynamic_smem_bytes = kOptin;  // plus 1024 static
-  expect_error({"launch 0 (attn_split)", "1024 B static + 232448 B dynamic = 233472 B",
-                "opt-in limit of 232448 B"});
+  expect_error({"launch 0 (attn_split)", "1024 B static + 232448 B dynamic = 233472 B", "opt-in limit of 232448 B"});
 }
 
 TEST_F(PlanValidation, DynamicSharedMemoryOverKernelLimit) {

@@ -173,8 +173,8 @@ TEST(PtxPieces, DebugStringsFollowTheKernelsThatNameThem) {
 }
 
 TEST(PtxPieces, AModuleWithoutVariablesHasNoVariablesPiece) {
-  auto pieces = split_ptx_by_kernel(
-      ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry only()\n{\n\tret;\n}\n");
+  auto pieces =
+      split_ptx_by_kernel(".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry only()\n{\n\tret;\n}\n");
   ASSERT_TRUE(pieces) << pieces.error().message;
   ASSERT_EQ(pieces->size(), 1u);
   EXPECT_EQ(pieces->front().kernel, "only");

@@ -22,8 +22,12 @@ class LogBuilder {
     return add(e);
   }
   LogBuilder& question(const std::string& id, const std::string& source = "bank", const std::string& text = "") {
-    return add({{"type", "question"}, {"id", id}, {"pack", source == "human" ? "human" : "core"}, {"event", "stagnation"},
-                {"text", text.empty() ? "Question " + id + "?" : text}, {"source", source}});
+    return add({{"type", "question"},
+                {"id", id},
+                {"pack", source == "human" ? "human" : "core"},
+                {"event", "stagnation"},
+                {"text", text.empty() ? "Question " + id + "?" : text},
+                {"source", source}});
   }
   CampaignLog build(const std::string& name) const { return {name, records_, 0.01}; }
 
@@ -47,16 +51,16 @@ TEST(QuestionEvidence, EachAskIsDecidedByTheNextKEvaluations) {
   const CampaignLog log = LogBuilder()
                               .evaluation(true, 1.00)
                               .question("improves")
-                              .evaluation(true, 1.00)     // noise
-                              .evaluation(true, 1.05)     // a real gain over the seed: improvement
+                              .evaluation(true, 1.00)  // noise
+                              .evaluation(true, 1.05)  // a real gain over the seed: improvement
                               .question("breaks")
                               .evaluation(false, std::nullopt)  // correctness broke first: regression
                               .evaluation(true, 1.20)
                               .question("idle")
-                              .evaluation(true, 1.201)    // within the noise of 1.20, twice: nothing
+                              .evaluation(true, 1.201)  // within the noise of 1.20, twice: nothing
                               .evaluation(true, 1.199)
                               .question("waiting")
-                              .evaluation(true, 1.20)     // only one evaluation so far: pending
+                              .evaluation(true, 1.20)  // only one evaluation so far: pending
                               .build("c1");
   const auto outcomes = question_outcomes({log}, 2);
   ASSERT_EQ(outcomes.size(), 4u);
@@ -70,18 +74,18 @@ TEST(QuestionEvidence, EachAskIsDecidedByTheNextKEvaluations) {
 }
 
 TEST(QuestionEvidence, TraceNeedsImprovementsInTwoCampaigns) {
-  auto campaign = [](const std::string& name) {
-    return LogBuilder().question("q").evaluation(true, 1.10).build(name);
-  };
+  auto campaign = [](const std::string& name) { return LogBuilder().question("q").evaluation(true, 1.10).build(name); };
   const auto one = question_outcomes({campaign("a")}, 3);
   EXPECT_FALSE(find(one, "q").eligible_for_trace) << "asked once, one campaign";
-  const auto same_campaign_twice = question_outcomes({LogBuilder().question("q").evaluation(true, 1.10).question("q").evaluation(true, 1.25).build("a")}, 3);
+  const auto same_campaign_twice = question_outcomes(
+      {LogBuilder().question("q").evaluation(true, 1.10).question("q").evaluation(true, 1.25).build("a")}, 3);
   EXPECT_EQ(find(same_campaign_twice, "q").improvement, 2);
   EXPECT_FALSE(find(same_campaign_twice, "q").eligible_for_trace) << "two asks, but one campaign";
   const auto two = question_outcomes({campaign("a"), campaign("b")}, 3);
   EXPECT_TRUE(find(two, "q").eligible_for_trace);
   const auto mostly_nothing = question_outcomes(
-      {campaign("a"), campaign("b"), LogBuilder().question("q").evaluation(true, 1.0).evaluation(true, 1.0).evaluation(true, 1.0).build("c"),
+      {campaign("a"), campaign("b"),
+       LogBuilder().question("q").evaluation(true, 1.0).evaluation(true, 1.0).evaluation(true, 1.0).build("c"),
        LogBuilder().question("q").evaluation(true, 1.0).evaluation(true, 1.0).evaluation(true, 1.0).build("d"),
        LogBuilder().question("q").evaluation(true, 1.0).evaluation(true, 1.0).evaluation(true, 1.0).build("e")},
       3);
@@ -93,10 +97,11 @@ TEST(QuestionEvidence, HarvestGroupsNearDuplicatePeopleQuestionsIntoADraftPack) 
                             .question("steer-1", "human", "Which scenario is furthest from the bandwidth roofline?")
                             .question("core.x", "bank", "A bank question is not harvested?")
                             .build("a");
-  const CampaignLog b = LogBuilder()
-                            .question("steer-1", "human", "Which scenario is the furthest from the bandwidth roofline?")
-                            .question("steer-2", "human", "Was the register count measured before and after the change?")
-                            .build("b");
+  const CampaignLog b =
+      LogBuilder()
+          .question("steer-1", "human", "Which scenario is the furthest from the bandwidth roofline?")
+          .question("steer-2", "human", "Was the register count measured before and after the change?")
+          .build("b");
   const json pack = harvest_human_questions({a, b}, "people");
   EXPECT_EQ(pack["format"], "kseek.questions/1");
   ASSERT_EQ(pack["items"].size(), 2u) << pack.dump(2);

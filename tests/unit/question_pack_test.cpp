@@ -15,15 +15,20 @@ namespace {
 std::string make_pack(const std::string& items, const std::string& version = "1.0.0", const std::string& id = "core") {
   return R"({
   "format": "kseek.questions/1",
-  "pack": {"id": ")" + id + R"(", "version": ")" + version + R"(", "description": "test pack", "architecture": null, "license": "CC-BY-4.0"},
-  "items": [)" + items + R"(
+  "pack": {"id": ")" +
+         id + R"(", "version": ")" + version +
+         R"(", "description": "test pack", "architecture": null, "license": "CC-BY-4.0"},
+  "items": [)" +
+         items + R"(
   ]
 })";
 }
 
-std::string make_item(const std::string& id, const std::string& text, const std::string& triggers = R"(["stagnation"])") {
+std::string make_item(const std::string& id, const std::string& text,
+                      const std::string& triggers = R"(["stagnation"])") {
   return R"(
-    {"id": ")" + id + R"(", "text": ")" + text + R"(", "triggers": )" + triggers +
+    {"id": ")" +
+         id + R"(", "text": ")" + text + R"(", "triggers": )" + triggers +
          R"(, "intent": "measure", "requires_other_implementation": false, "provenance": "unverified", "notes": "n"})";
 }
 
@@ -48,7 +53,8 @@ bool fires(const std::vector<LintFinding>& findings, const std::string& rule) {
 }
 
 TEST(QuestionPack, ValidPackParsesAndLintsClean) {
-  const auto text = make_pack(kGoodItem + "," + make_item("core.start.01", "What limits this kernel today?", R"(["start","limit-claim"])"));
+  const auto text = make_pack(
+      kGoodItem + "," + make_item("core.start.01", "What limits this kernel today?", R"(["start","limit-claim"])"));
   auto pack = parse_question_pack(text, "p.json");
   ASSERT_TRUE(pack.ok()) << pack.error().message;
   EXPECT_EQ(pack->id, "core");
@@ -144,7 +150,8 @@ TEST(QuestionLint, OneQuestionMark) {
   EXPECT_FALSE(fires(lint_text(make_pack(kGoodItem)), "question.one-question-mark"));
   EXPECT_TRUE(fires(lint_text(make_pack(make_item("core.a", "Measure the bandwidth."))), "question.one-question-mark"));
   EXPECT_TRUE(fires(lint_text(make_pack(make_item("core.a", "Is it slow? Why?"))), "question.one-question-mark"));
-  EXPECT_TRUE(fires(lint_text(make_pack(make_item("core.a", "Is it slow? Measure it."))), "question.one-question-mark"));
+  EXPECT_TRUE(
+      fires(lint_text(make_pack(make_item("core.a", "Is it slow? Measure it."))), "question.one-question-mark"));
 }
 
 TEST(QuestionLint, TooLong) {

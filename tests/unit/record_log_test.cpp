@@ -101,8 +101,7 @@ TEST_F(RecordLogTest, ConcurrentWritersNeverInterleave) {
     const int w = record.value.at("writer").get<int>();
     ASSERT_TRUE(w >= 0 && w < kWriters);
     EXPECT_EQ(record.value.at("seq").get<int>(), next_seq[w]) << "writer " << w << " out of order";
-    EXPECT_EQ(record.value.at("pad").get<std::string>(),
-              std::string(5000 + 97 * w, static_cast<char>('a' + w)));
+    EXPECT_EQ(record.value.at("pad").get<std::string>(), std::string(5000 + 97 * w, static_cast<char>('a' + w)));
     ++next_seq[w];
   }
   for (int w = 0; w < kWriters; ++w) EXPECT_EQ(next_seq[w], kPerWriter);

@@ -61,7 +61,8 @@ TEST(ScenarioGrammar, EveryErrorNamesTheKeyAndItsColumn) {
            BadName{"rows=0,cols=3,dtype=bf16", "column 6: rows=0 is out of range (1 to 1048576)"},
            BadName{"rows=2,cols=3,dtype=int8", "column 21: dtype='int8' is not one of bf16, fp16, fp32"},
            BadName{"rows=2,rows=3,cols=3,dtype=bf16", "column 8: key 'rows' appears twice"},
-           BadName{"rows=2,cols=3,dtype=bf16,heads=4", "column 26: unknown key 'heads' (known: rows, cols, dtype, scale)"},
+           BadName{"rows=2,cols=3,dtype=bf16,heads=4",
+                   "column 26: unknown key 'heads' (known: rows, cols, dtype, scale)"},
            BadName{"rows=2,cols=3,dtype=bf16,scale=-1", "scale=-1 must be a positive, finite fp32 value"},
            BadName{"rows=2,cols=3,dtype=bf16,scale=1e39", "finite fp32 value"},
            BadName{"rows=2,,dtype=bf16", "column 8: '' is not key=value"},
@@ -69,8 +70,9 @@ TEST(ScenarioGrammar, EveryErrorNamesTheKeyAndItsColumn) {
     auto v = g.parse(bad.name);
     ASSERT_FALSE(v.ok()) << bad.name;
     EXPECT_NE(v.error().message.find(bad.expected), std::string::npos) << bad.name << " -> " << v.error().message;
-    EXPECT_NE(v.error().message.find("(expected rows=1..1048576,cols=1..1048576,dtype=bf16|fp16|fp32[,scale=NUMBER>0])"),
-              std::string::npos)
+    EXPECT_NE(
+        v.error().message.find("(expected rows=1..1048576,cols=1..1048576,dtype=bf16|fp16|fp32[,scale=NUMBER>0])"),
+        std::string::npos)
         << v.error().message;
   }
 }
@@ -78,7 +80,7 @@ TEST(ScenarioGrammar, EveryErrorNamesTheKeyAndItsColumn) {
 TEST(ScenarioGrammar, ColumnsCountCharactersNotBytes) {
   ScenarioGrammar g;
   g.choice("dtype", {"b\xC3\xA9"}, "element type");  // a choice spelled with a two-byte character
-  auto v = g.parse("dtype=b\xC3\xA9,x=1");  // "bé": two bytes, one character
+  auto v = g.parse("dtype=b\xC3\xA9,x=1");           // "bé": two bytes, one character
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.error().message.find("column 10: unknown key 'x'"), std::string::npos) << v.error().message;
 }

@@ -15,7 +15,8 @@ T round_trip(const T& value) {
 TEST(SdkTypes, RoundTrips) {
   const Scenario scenario{"H01", "hq=32,hkv=8", "uniform prefill", 1.1e12, 6.7e8, "sm_90a"};
   EXPECT_EQ(round_trip(scenario), scenario);
-  const PluginInfo info{"attention.fa3", "forward attention", "d", "0.1.0", {"sm_90a"}, {{"case-study", "x", 26}}, "case-study"};
+  const PluginInfo info{"attention.fa3", "forward attention",       "d",         "0.1.0",
+                        {"sm_90a"},      {{"case-study", "x", 26}}, "case-study"};
   EXPECT_EQ(round_trip(info), info);
   Constraints constraints;
   constraints.forbidden_symbols = {{"no-cute", "why", {"cute::"}}};

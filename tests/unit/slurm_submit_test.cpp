@@ -65,8 +65,9 @@ TEST(SlurmSubmit, OptionsTheShardsMustNotSetAreRefused) {
 }
 
 TEST(SlurmSubmit, MissingSbatchIsAClearError) {
-  const auto run = kseek::testing::run_command("PATH=/nonexistent '" + std::string(KSEEK_EXE) +
-                                              "' slurm submit --shards 2 --plugin example.softmax --dir \"${TMPDIR:-/tmp}/kseek-no-sbatch\" 2>&1");
+  const auto run = kseek::testing::run_command(
+      "PATH=/nonexistent '" + std::string(KSEEK_EXE) +
+      "' slurm submit --shards 2 --plugin example.softmax --dir \"${TMPDIR:-/tmp}/kseek-no-sbatch\" 2>&1");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.out.find("sbatch was not found on PATH"), std::string::npos) << run.out;
 }

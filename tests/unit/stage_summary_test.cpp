@@ -17,13 +17,20 @@ std::vector<ScenarioOutcome> outcomes(const json& list) {
 
 TEST(StageSummary, SumsScenarioStagesAndChargesWorkerProcessOverhead) {
   const json scenarios = json::array({
-      {{"scenario", "A"}, {"status", "PASSED"}, {"wall_seconds", 10.0}, {"seconds", {{"total", 8.0}}},
+      {{"scenario", "A"},
+       {"status", "PASSED"},
+       {"wall_seconds", 10.0},
+       {"seconds", {{"total", 8.0}}},
        {"stage_seconds", {{"worker_start", 1.0}, {"references", 5.0}, {"timed", 3.0}, {"timed_kernels", 0.5}}}},
-      {{"scenario", "B"}, {"status", "PASSED"}, {"wall_seconds", 4.0}, {"seconds", {{"total", 3.0}}},
+      {{"scenario", "B"},
+       {"status", "PASSED"},
+       {"wall_seconds", 4.0},
+       {"seconds", {{"total", 3.0}}},
        {"stage_seconds", {{"worker_start", 0.5}, {"references", 1.0}, {"inputs", 2.0}}}},
       {{"scenario", "C"}, {"status", "COMPILE_ERROR"}},  // no worker ran: not counted
   });
-  const RecordStages s = stage_summary({.build = 2.0, .probe = 0.5, .scenarios = 14.2, .total = 17.0}, outcomes(scenarios));
+  const RecordStages s =
+      stage_summary({.build = 2.0, .probe = 0.5, .scenarios = 14.2, .total = 17.0}, outcomes(scenarios));
   EXPECT_EQ(s.scenario_count, 2);
   const StageSeconds& summed = s.summed_over_scenarios.value();
   EXPECT_DOUBLE_EQ(summed.at("references"), 6.0);

@@ -96,7 +96,8 @@ TEST_F(ToolkitHeaders, TheIdentityChangesWhenTheHeadersChange) {
 }
 
 TEST(UnopenedInclude, ReadsBothNvrtcSpellingsAndNothingElse) {
-  Diagnostic no_path{"c.cu", 1, "error", "could not open source file \"cuda_bf16.h\" (no directories in search list)", ""};
+  Diagnostic no_path{"c.cu", 1, "error", "could not open source file \"cuda_bf16.h\" (no directories in search list)",
+                     ""};
   Diagnostic with_path{"c.cu", 2, "error", "cannot open source file \"cuda/barrierx\"", ""};
   Diagnostic other{"c.cu", 3, "error", "identifier \"x\" is undefined", ""};
   EXPECT_EQ(unopened_include(no_path).value_or(""), "cuda_bf16.h");

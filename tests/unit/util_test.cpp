@@ -101,7 +101,8 @@ TEST(Status, TheDocumentedSpellingsAreTheGoldenList) {
   for (const auto& s : nlohmann::json::parse(in)) spelled += (spelled.empty() ? "" : " ") + s.get<std::string>();
   // The schema page spells them in one backquoted list, broken over lines like any paragraph.
   for (auto& c : text) c = c == '\n' ? ' ' : c;
-  EXPECT_NE(text.find("`" + spelled + "`"), std::string::npos) << "docs/result-schema.md should list `" << spelled << "`";
+  EXPECT_NE(text.find("`" + spelled + "`"), std::string::npos)
+      << "docs/result-schema.md should list `" << spelled << "`";
 }
 
 TEST(Status, AnUnknownSpellingIsAnErrorThatNamesItAndTheKnownOnes) {
@@ -114,9 +115,9 @@ TEST(Status, AnUnknownSpellingIsAnErrorThatNamesItAndTheKnownOnes) {
 }
 
 TEST(Status, SpellingsRoundTrip) {
-  for (Status s : {Status::kOk, Status::kPassed, Status::kFailed, Status::kMistrusted, Status::kCrashed,
-                   Status::kTimeout, Status::kLaunchError, Status::kCompileError, Status::kConstraintViolation,
-                   Status::kNotRunnable}) {
+  for (Status s :
+       {Status::kOk, Status::kPassed, Status::kFailed, Status::kMistrusted, Status::kCrashed, Status::kTimeout,
+        Status::kLaunchError, Status::kCompileError, Status::kConstraintViolation, Status::kNotRunnable}) {
     auto back = status_from_string(to_string(s));
     ASSERT_TRUE(back.has_value()) << to_string(s);
     EXPECT_EQ(*back, s);

@@ -21,9 +21,9 @@ TEST(WorkerIsolation, OnlyWorkerProcessesAskForACudaContext) {
   const std::string eval = " --json eval --plugin example.softmax --set small --correctness-only 2>/dev/null";
   const auto warm = kseek::testing::run_command(cache + "'" + std::string(KSEEK_EXE) + "'" + eval);
   ASSERT_NE(kseek::testing::json_output(warm, "kseek eval (warming the cache)").value("status", ""), "BUILD_FAILED");
-  const auto isolated = kseek::testing::run_command(
-      "LD_LIBRARY_PATH='" + std::string(KSEEK_FAKE_DRIVER_DIR) + "' KSEEK_FAKE_CUDA_LOG='" + log.string() +
-      "' " + cache + "'" + std::string(KSEEK_EXE) + "'" + eval);
+  const auto isolated =
+      kseek::testing::run_command("LD_LIBRARY_PATH='" + std::string(KSEEK_FAKE_DRIVER_DIR) + "' KSEEK_FAKE_CUDA_LOG='" +
+                                  log.string() + "' " + cache + "'" + std::string(KSEEK_EXE) + "'" + eval);
   const auto record = kseek::testing::json_output(isolated, "kseek eval with the stand-in driver");
   EXPECT_EQ(record.value("status", ""), "NEEDS_GPU") << "the stand-in refuses every context: " << record.dump(2);
 
@@ -33,8 +33,8 @@ TEST(WorkerIsolation, OnlyWorkerProcessesAskForACudaContext) {
   ASSERT_FALSE(attempts.empty()) << "nobody asked the stand-in driver for a context: it was not loaded, and this "
                                     "test would prove nothing";
   for (const auto& line : attempts) {
-    EXPECT_NE(line.find(" __worker"), std::string::npos) << "a process other than a GPU worker asked for a context: "
-                                                         << line;
+    EXPECT_NE(line.find(" __worker"), std::string::npos)
+        << "a process other than a GPU worker asked for a context: " << line;
   }
 }
 

@@ -21,7 +21,9 @@ class WorkerWatchdog : public ::testing::Test {
   fs::path worker = fs::path(KSEEK_FIXTURE_CANDIDATES).parent_path() / "fake_worker.sh";
   fs::path result = fs::temp_directory_path() / ("kseek-watchdog-" + std::to_string(::getpid()) + ".json");
   void TearDown() override { fs::remove(result); }
-  nlohmann::json run(const std::string& mode, double timeout) { return run_worker(worker, {mode, result.string()}, result, timeout); }
+  nlohmann::json run(const std::string& mode, double timeout) {
+    return run_worker(worker, {mode, result.string()}, result, timeout);
+  }
 };
 
 TEST_F(WorkerWatchdog, ResultFileIsReturned) {
@@ -74,7 +76,8 @@ TEST_F(WorkerWatchdog, WorkerOutputIsCapturedNotPassedThrough) {
   ASSERT_TRUE(r.contains("worker_output")) << r.dump();
   const std::string text = r["worker_output"].value("text", "");
   EXPECT_NE(text.find("\"forged\": true"), std::string::npos) << text;
-  EXPECT_NE(text.find("candidate says ?[31mhello"), std::string::npos) << "control characters are made printable: " << text;
+  EXPECT_NE(text.find("candidate says ?[31mhello"), std::string::npos)
+      << "control characters are made printable: " << text;
   EXPECT_FALSE(r["worker_output"].value("truncated", true));
 }
 

@@ -59,8 +59,8 @@ Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const std::
     }
     auto parsed = plugin.scenario_from_name(id);  // a user-written key=value name
     if (!parsed) {
-      return make_error(fmt::format("scenario '{}' is not in set '{}' and does not parse: {}", id, set,
-                                    parsed.error().message));
+      return make_error(
+          fmt::format("scenario '{}' is not in set '{}' and does not parse: {}", id, set, parsed.error().message));
     }
     parsed->id = fmt::format("U{:02}", chosen.size() + 1);
     chosen.push_back(std::move(*parsed));

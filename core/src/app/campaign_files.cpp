@@ -31,7 +31,8 @@ constexpr const char* kPinnedVariables[] = {"KSEEK_PLUGIN_PATH", "KSEEK_QUESTION
 constexpr int kToolTimeoutSeconds = 3600;
 
 std::string hook_command(const fs::path& exe, const fs::path& dir, const std::string& hook, const std::string& host) {
-  return fmt::format("{} hook {} --host {} --campaign {}", shell_quote(exe.string()), hook, host, shell_quote(dir.string()));
+  return fmt::format("{} hook {} --host {} --campaign {}", shell_quote(exe.string()), hook, host,
+                     shell_quote(dir.string()));
 }
 
 // Where a hook registration lives: in the campaign folder (read by a host a person starts there) or on the command
@@ -46,8 +47,9 @@ enum class HookOrigin { kProjectFile, kRunCommandLine };
 // person's $SHELL is. Claude Code needs none of this: it de-duplicates identical hook commands (code.claude.com hooks
 // guide, "How hooks work"), and both of its registrations carry the same command.
 std::string yielding_to_kseek_run(const std::string& command, const fs::path& dir) {
-  const std::string script = fmt::format(R"([ -n "${{KSEEK_RUN_SESSION:-}}" ] && [ "${{KSEEK_CAMPAIGN:-}}" = {} ] || exec {})",
-                                         shell_quote(dir.string()), command);
+  const std::string script =
+      fmt::format(R"([ -n "${{KSEEK_RUN_SESSION:-}}" ] && [ "${{KSEEK_CAMPAIGN:-}}" = {} ] || exec {})",
+                  shell_quote(dir.string()), command);
   return "/bin/sh -c " + shell_quote(script);
 }
 
@@ -130,8 +132,9 @@ allowed only when it holds: a stop hook runs the same check.
 }
 
 std::string codex_config(const fs::path& exe, const fs::path& dir, KeyPlace key_place) {
-  std::string text = "# kseek's MCP server for this campaign (Codex reads .codex/config.toml of a trusted project).\n"
-                     "[mcp_servers.kseek]\n";
+  std::string text =
+      "# kseek's MCP server for this campaign (Codex reads .codex/config.toml of a trusted project).\n"
+      "[mcp_servers.kseek]\n";
   // Named: items() of a temporary would outlive it in the loop.
   const json server = codex_mcp_server(exe, dir, key_place);
   for (const auto& [key, value] : server.items()) text += fmt::format("{} = {}\n", key, toml_inline(value));
@@ -141,9 +144,9 @@ std::string codex_config(const fs::path& exe, const fs::path& dir, KeyPlace key_
 }  // namespace
 
 Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const CampaignConfig& config,
-                                                    KeyPlace key_place, const fs::path& kseek_executable,
-                                                    const std::string& plugin_description,
-                                                    const ContractFiles& contract) {
+                                                   KeyPlace key_place, const fs::path& kseek_executable,
+                                                   const std::string& plugin_description,
+                                                   const ContractFiles& contract) {
   std::vector<std::pair<fs::path, std::string>> files = {
       {"AGENTS.md", agents_md(config, plugin_description, contract)},
       {"CLAUDE.md", "@AGENTS.md\n"},
@@ -159,8 +162,10 @@ Result<std::vector<std::string>> write_agent_files(const fs::path& dir, const Ca
     const fs::path name = fs::path("include") / header.name;
     // An include name is relative and stays inside include/ ("../x.h" would write outside the campaign).
     if (header.name.empty() || fs::path(header.name).is_absolute() || header.name.find("..") != std::string::npos) {
-      return make_error(fmt::format("candidate header name '{}' cannot be written under include/: it must be a "
-                                    "relative include name without '..'", header.name));
+      return make_error(
+          fmt::format("candidate header name '{}' cannot be written under include/: it must be a "
+                      "relative include name without '..'",
+                      header.name));
     }
     files.emplace_back(name, header.text);
   }
@@ -212,7 +217,9 @@ std::string toml_inline(const json& value) {
     std::string out = "{";
     bool first = true;
     for (const auto& [key, item] : value.items()) {
-      const bool bare = !key.empty() && key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
+      const bool bare =
+          !key.empty() && key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") ==
+                              std::string::npos;
       out += fmt::format("{}{} = {}", first ? "" : ", ", bare ? key : json(key).dump(), toml_inline(item));
       first = false;
     }

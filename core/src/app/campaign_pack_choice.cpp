@@ -52,13 +52,15 @@ Result<PackChoice> choose_campaign_packs(const PackLibrary& library, const std::
   };
   if (!named.empty()) {
     for (const auto& id : named) {
-      auto it = std::find_if(library.packs.begin(), library.packs.end(),
-                             [&](const NamedPack& p) { return p.pack.id == id; });
+      auto it =
+          std::find_if(library.packs.begin(), library.packs.end(), [&](const NamedPack& p) { return p.pack.id == id; });
       if (it == library.packs.end()) {
         std::string known;
         for (const auto& p : library.packs) known += (known.empty() ? "" : ", ") + p.pack.id;
-        return make_error(fmt::format("--packs: no question pack '{}' is installed (installed: {}); install it with "
-                                      "`kseek questions install FILE`", id, known));
+        return make_error(
+            fmt::format("--packs: no question pack '{}' is installed (installed: {}); install it with "
+                        "`kseek questions install FILE`",
+                        id, known));
       }
       if (const auto why = misfit(it->pack, arch); !why.empty()) {
         return make_error(fmt::format("--packs: pack '{}' ({}) cannot serve this campaign: {}", id, it->file, why));

@@ -25,15 +25,17 @@ namespace {
 
 // The order in which events claim the one question an evaluation may bring.
 int event_priority(const std::string& name) {
-  static const std::array<const char*, 6> order = {"suspicious-win", "correctness-regression", "completion-claim",
-                                                   "limit-claim",    "stagnation",             "start"};
+  static const std::array<const char*, 6> order = {
+      "suspicious-win", "correctness-regression", "completion-claim", "limit-claim", "stagnation", "start"};
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (name == order[i]) return static_cast<int>(i);
   }
   return static_cast<int>(order.size());
 }
 
-json event_json(const CampaignEvent& e) { return {{"event", e.name}, {"detail", e.detail}, {"evaluation", e.evaluation}}; }
+json event_json(const CampaignEvent& e) {
+  return {{"event", e.name}, {"detail", e.detail}, {"evaluation", e.evaluation}};
+}
 
 // Logs every event the log implies but does not hold yet; returns them.
 Result<std::vector<CampaignEvent>> log_pending_events(const Campaign& campaign) {
@@ -111,7 +113,7 @@ Result<InitOutcome> campaign_init(const AppOptions& options, const InitRequest& 
   config.peer = request.peer;
   config.questions = request.questions;
   config.arch = scenarios->empty() || scenarios->front().required_arch.empty() ? info.target_archs.front()
-                                                                              : scenarios->front().required_arch;
+                                                                               : scenarios->front().required_arch;
   config.plugin_dirs = campaign_plugin_dirs(options, **loaded);
   // Packs: the ones named, else the built-in ones, the plugin's own and the installed ones that fit (pinned by file).
   const PackLibrary library = collect_question_packs(options);
@@ -163,10 +165,9 @@ Result<EvaluationFollowUp> record_campaign_evaluation(const AppOptions& options,
   follow_up.record_file = summary->record_file;
   follow_up.events = std::move(*events);
   if (!follow_up.events.empty()) {
-    const auto pressing = std::min_element(follow_up.events.begin(), follow_up.events.end(),
-                                           [](const auto& a, const auto& b) {
-                                             return event_priority(a.name) < event_priority(b.name);
-                                           });
+    const auto pressing =
+        std::min_element(follow_up.events.begin(), follow_up.events.end(),
+                         [](const auto& a, const auto& b) { return event_priority(a.name) < event_priority(b.name); });
     auto question = ask_and_log(options, *campaign, pressing->name, via);
     if (!question) return question.error();
     follow_up.question = std::move(*question);
@@ -222,7 +223,8 @@ Result<AskOutcome> campaign_ask(const AppOptions& options, const fs::path& dir, 
 
 Result<ClaimOutcome> campaign_claim(const AppOptions& options, const fs::path& dir, const std::string& kind,
                                     const std::string& text, const std::string& source) {
-  if (kind != "limit" && kind != "done") return make_error(fmt::format("unknown claim '{}' (claims: limit, done)", kind));
+  if (kind != "limit" && kind != "done")
+    return make_error(fmt::format("unknown claim '{}' (claims: limit, done)", kind));
   if (text.empty()) return make_error("a claim needs its text: what limit, or why the work is done");
   auto campaign = Campaign::open(dir);
   if (!campaign) return campaign.error();
@@ -230,7 +232,8 @@ Result<ClaimOutcome> campaign_claim(const AppOptions& options, const fs::path& d
   if (!held) return held.error();
   auto hash = campaign->candidate_sha256();
   if (!hash) return hash.error();
-  if (auto a = campaign->append("claim", {{"kind", kind}, {"text", text}, {"candidate_sha256", *hash}, {"source", source}});
+  if (auto a =
+          campaign->append("claim", {{"kind", kind}, {"text", text}, {"candidate_sha256", *hash}, {"source", source}});
       !a) {
     return a.error();
   }
@@ -238,7 +241,8 @@ Result<ClaimOutcome> campaign_claim(const AppOptions& options, const fs::path& d
   outcome.kind = kind == "limit" ? ClaimKind::kLimit : ClaimKind::kDone;
   const std::string event = outcome.kind == ClaimKind::kLimit ? "limit-claim" : "completion-claim";
   const std::string excerpt = text.size() > 160 ? text.substr(0, 157) + "..." : text;
-  if (auto a = campaign->append("event", {{"event", event}, {"detail", excerpt}, {"evaluation", 0}}); !a) return a.error();
+  if (auto a = campaign->append("event", {{"event", event}, {"detail", excerpt}, {"evaluation", 0}}); !a)
+    return a.error();
   auto log = campaign->read_log();
   if (!log) return log.error();
   outcome.gate = compute_gate(*campaign, *log);
@@ -280,14 +284,15 @@ Result<GateOutcome> campaign_gate(const fs::path& dir, const std::string& caller
 }
 
 json to_json(const InitOutcome& outcome) {
-  return {{"status", "OK"},
-          {"campaign", outcome.dir.string()},
-          {"config", to_json(outcome.config)},
-          {"scenarios", outcome.scenarios},
-          {"kept_existing_files", outcome.kept_existing_files},
-          {"signing_key",
-           {{"key", std::string(key_place_name(outcome.key_place))}, {"file", outcome.key_file.string()}}},
-          {"installed_packs", {{"taken", pack_notes(outcome.packs.taken)}, {"left_out", pack_notes(outcome.packs.left_out)}}}};
+  return {
+      {"status", "OK"},
+      {"campaign", outcome.dir.string()},
+      {"config", to_json(outcome.config)},
+      {"scenarios", outcome.scenarios},
+      {"kept_existing_files", outcome.kept_existing_files},
+      {"signing_key", {{"key", std::string(key_place_name(outcome.key_place))}, {"file", outcome.key_file.string()}}},
+      {"installed_packs",
+       {{"taken", pack_notes(outcome.packs.taken)}, {"left_out", pack_notes(outcome.packs.left_out)}}}};
 }
 
 json to_json(const AskedQuestion& question) {
@@ -301,16 +306,25 @@ json to_json(const AskedQuestion& question) {
 
 json to_json(const GateResult& gate) {
   json terms = json::array();
-  for (const auto& t : gate.terms) terms.push_back({{"source", t.source}, {"holds", t.holds}, {"explanation", t.explanation}});
-  return {{"holds", gate.holds}, {"evaluation", gate.evaluation}, {"candidate_sha256", gate.candidate_sha256},
-          {"evidence_problem", gate.evidence_problem}, {"terms", terms}, {"unmet", gate.unmet()}};
+  for (const auto& t : gate.terms)
+    terms.push_back({{"source", t.source}, {"holds", t.holds}, {"explanation", t.explanation}});
+  return {{"holds", gate.holds},
+          {"evaluation", gate.evaluation},
+          {"candidate_sha256", gate.candidate_sha256},
+          {"evidence_problem", gate.evidence_problem},
+          {"terms", terms},
+          {"unmet", gate.unmet()}};
 }
 
 json to_json(const EvaluationFollowUp& f) {
   json events = json::array();
   for (const auto& e : f.events) events.push_back(event_json(e));
-  return {{"status", "OK"},       {"evaluation", f.evaluation},          {"record_file", f.record_file},
-          {"events", events}, {"question", question_or_null(f.question)}, {"gate", to_json(f.gate)}};
+  return {{"status", "OK"},
+          {"evaluation", f.evaluation},
+          {"record_file", f.record_file},
+          {"events", events},
+          {"question", question_or_null(f.question)},
+          {"gate", to_json(f.gate)}};
 }
 
 json to_json(const AskOutcome& outcome) {

@@ -10,8 +10,10 @@ namespace kseek::app {
 namespace {
 
 // Inside a campaign (no --plugin): the selection and constraints come from campaign.json alone, because the record is
-// the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal says.
-Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options, nlohmann::json& constraints_override) {
+// the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal
+// says.
+Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options,
+                                    nlohmann::json& constraints_override) {
   auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
   if (!campaign) return campaign.error();
   for (const auto& [given, option] : {std::pair{!args.set_name.empty(), "--set"},
@@ -20,9 +22,11 @@ Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options
                                       {!args.shard.empty(), "--shard"},
                                       {!args.settings.functional_arch.empty(), "--functional-arch"}}) {
     if (given) {
-      return make_error(fmt::format("inside a campaign `kseek eval` evaluates what campaign.json selects, and {} would "
-                                    "record less than that; edit campaign.json and run `kseek reconfigure`, or give "
-                                    "--plugin to evaluate outside the campaign's record", option));
+      return make_error(
+          fmt::format("inside a campaign `kseek eval` evaluates what campaign.json selects, and {} would "
+                      "record less than that; edit campaign.json and run `kseek reconfigure`, or give "
+                      "--plugin to evaluate outside the campaign's record",
+                      option));
     }
   }
   const CampaignConfig& c = campaign->config();
@@ -32,8 +36,10 @@ Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options
   args.set_name = c.set;
   args.scenario_ids = c.scenarios;
   if (!args.file.empty()) {
-    return make_error(fmt::format("inside a campaign `kseek eval` evaluates {} only; give --plugin to evaluate "
-                                  "another file outside the campaign's record", campaign->candidate_path().string()));
+    return make_error(
+        fmt::format("inside a campaign `kseek eval` evaluates {} only; give --plugin to evaluate "
+                    "another file outside the campaign's record",
+                    campaign->candidate_path().string()));
   }
   args.file = campaign->candidate_path();
   if (!c.constraints.is_null()) constraints_override = c.constraints;
@@ -103,7 +109,8 @@ EvaluationOutcome run_evaluation(const AppOptions& given_options, EvaluationRequ
   if (!args.shard.empty()) {
     auto shard = parse_shard(args.shard);
     if (!shard) return usage(shard.error().message);
-    if (args.settings.input_seed == 0) return usage("--shard needs --input-seed N: every shard must draw the same inputs");
+    if (args.settings.input_seed == 0)
+      return usage("--shard needs --input-seed N: every shard must draw the same inputs");
     args.settings.shard = *shard;
   }
 

@@ -72,12 +72,14 @@ std::string contract_markdown(const Plugin& plugin, const Constraints& constrain
                               const std::vector<Scenario>& scenarios, const std::string& header_folder) {
   const PluginInfo info = plugin.info();
   const auto headers = candidate_header_files(plugin);
-  std::string out = fmt::format("# Contract of `{}` {}: {}\n\n{}\n\n", info.id, info.version, info.operator_name,
-                                info.description);
+  std::string out =
+      fmt::format("# Contract of `{}` {}: {}\n\n{}\n\n", info.id, info.version, info.operator_name, info.description);
   out += "Written by kseek from the plugin and the rules it applies; `kseek contract --plugin " + info.id +
          "` prints it again.\n\n";
 
-  out += "## Operator semantics\n\nThe candidate headers state what every kernel must compute. Their opening comments:\n\n";
+  out +=
+      "## Operator semantics\n\nThe candidate headers state what every kernel must compute. Their opening "
+      "comments:\n\n";
   for (const auto& header : headers) {
     const std::string where = header_folder.empty() ? header.name : header_folder + "/" + header.name;
     out += fmt::format("### `{}`\n\n", where);
@@ -100,7 +102,8 @@ std::string contract_markdown(const Plugin& plugin, const Constraints& constrain
   element must be written, and inputs must not be.
 
 )",
-                     fmt::arg("arch", arch), fmt::arg("first", headers.empty() ? "kseek/device/launch_plan.h" : headers.front().name),
+                     fmt::arg("arch", arch),
+                     fmt::arg("first", headers.empty() ? "kseek/device/launch_plan.h" : headers.front().name),
                      fmt::arg("toolkit", toolkit_headers() ? ", and the CUDA toolkit's device headers (cuda_fp16.h, "
                                                              "cuda_bf16.h, cuda_fp8.h, cooperative_groups.h, "
                                                              "cuda/barrier, cuda/pipeline, cuda/ptx, mma.h)"
@@ -122,9 +125,10 @@ std::string contract_markdown(const Plugin& plugin, const Constraints& constrain
   if (constraints.forbid_device_launch) {
     out += "- `no-device-launch`: no kernel launched from the device (dynamic parallelism escapes the timed window)\n";
   }
-  out += fmt::format("- the cubin is at most {} MiB; the build takes at most {:.0f} s and {} MiB of compiler memory\n\n",
-                     constraints.max_cubin_bytes >> 20, constraints.compile_timeout_seconds,
-                     constraints.max_compile_memory_bytes >> 20);
+  out +=
+      fmt::format("- the cubin is at most {} MiB; the build takes at most {:.0f} s and {} MiB of compiler memory\n\n",
+                  constraints.max_cubin_bytes >> 20, constraints.compile_timeout_seconds,
+                  constraints.max_compile_memory_bytes >> 20);
 
   out += R"(## Tolerance rule
 

@@ -57,7 +57,8 @@ PackLibrary collect_question_packs(const AppOptions& options) {
   PluginRegistry registry;
   load_plugins(options, registry);
   for (const auto& loaded : registry.plugins()) {
-    for (const auto& f : loaded->plugin->question_packs()) take("plugin:" + loaded->id, loaded->id + ":" + f.name, f.text);
+    for (const auto& f : loaded->plugin->question_packs())
+      take("plugin:" + loaded->id, loaded->id + ":" + f.name, f.text);
   }
   if (const auto dir = user_question_dir(); !dir.empty() && std::filesystem::is_directory(dir)) {
     std::vector<std::filesystem::path> files;

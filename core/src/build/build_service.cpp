@@ -19,7 +19,8 @@ namespace kseek {
 void deduplicate_headers(std::vector<SourceFile>& headers) {
   std::vector<SourceFile> unique;
   for (auto& header : headers) {
-    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const SourceFile& u) { return u.name == header.name; });
+    const bool seen =
+        std::any_of(unique.begin(), unique.end(), [&](const SourceFile& u) { return u.name == header.name; });
     if (!seen) unique.push_back(std::move(header));
   }
   headers = std::move(unique);
@@ -50,8 +51,8 @@ void explain_unopened_include(const CompileRequest& request, CandidateBuild& bui
     const auto header = unopened_include(*it);
     if (!header) continue;
     const std::optional<ToolkitHeaders> none;
-    build.message = unopened_include_message(*it, *header, request,
-                                             request.toolkit_identity.empty() ? none : toolkit_headers());
+    build.message =
+        unopened_include_message(*it, *header, request, request.toolkit_identity.empty() ? none : toolkit_headers());
     std::rotate(diagnostics.begin(), it, it + 1);
     return;
   }

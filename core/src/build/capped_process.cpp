@@ -1,5 +1,5 @@
-// fork + pipe + poll under a deadline, with RLIMIT_AS and RLIMIT_CPU set in the child before any work. NVRTC's front end does
-// not always poll its cancel callback (deep template recursion), so the process boundary is what makes a limit
+// fork + pipe + poll under a deadline, with RLIMIT_AS and RLIMIT_CPU set in the child before any work. NVRTC's front
+// end does not always poll its cancel callback (deep template recursion), so the process boundary is what makes a limit
 // hold; the same boundary holds for ptxas and the linker.
 #include "kseek/core/build/capped_process.hpp"
 
@@ -79,7 +79,7 @@ void reap(int pid, CappedRun& run) {
     run.signaled = true;
     run.exit_code = WTERMSIG(status);
     // An allocation refused under RLIMIT_AS ends C++ programs in std::terminate -> SIGABRT; RLIMIT_CPU sends SIGXCPU.
-    run.end = run.exit_code == SIGABRT  ? CappedRun::End::kOutOfMemory
+    run.end = run.exit_code == SIGABRT   ? CappedRun::End::kOutOfMemory
               : run.exit_code == SIGXCPU ? CappedRun::End::kTimedOut
                                          : CappedRun::End::kDied;
     return;

@@ -20,8 +20,7 @@ std::string line_of(const std::string& text, int line_number) {
   return {};
 }
 
-const std::string* text_of(const std::string& file, const SourceFile& source,
-                           const std::vector<SourceFile>& headers) {
+const std::string* text_of(const std::string& file, const SourceFile& source, const std::vector<SourceFile>& headers) {
   if (file == source.name) return &source.text;
   for (const auto& header : headers) {
     if (header.name == file) return &header.text;

@@ -15,17 +15,11 @@ constexpr std::string_view kMagic = "KSEEK-COMPILE-OUTPUT 1\n";
 
 std::string encode_compile_output(const CompileOutput& output) {
   const std::string payload = output.ptx + output.cubin + output.log;
-  const nlohmann::json header = {{"status", to_string(output.status)},
-                                 {"error", output.error},
-                                 {"ptx_bytes", output.ptx.size()},
-                                 {"cubin_bytes", output.cubin.size()},
-                                 {"log_bytes", output.log.size()},
-                                 {"payload_sha256", sha256_hex(payload)},
-                                 {"kernels", output.kernels},
-                                 {"options", output.options},
-                                 {"nvrtc_version", output.nvrtc_version},
-                                 {"cache_key", output.cache_key},
-                                 {"seconds", output.seconds}};
+  const nlohmann::json header = {
+      {"status", to_string(output.status)}, {"error", output.error},          {"ptx_bytes", output.ptx.size()},
+      {"cubin_bytes", output.cubin.size()}, {"log_bytes", output.log.size()}, {"payload_sha256", sha256_hex(payload)},
+      {"kernels", output.kernels},          {"options", output.options},      {"nvrtc_version", output.nvrtc_version},
+      {"cache_key", output.cache_key},      {"seconds", output.seconds}};
   std::string bytes;
   bytes.reserve(kMagic.size() + payload.size() + 1024);
   bytes.append(kMagic).append(header.dump()).append("\n").append(payload);
@@ -43,8 +37,8 @@ Result<CompileOutput> decode_compile_output(std::string_view bytes) {
     const auto cubin_size = header.at("cubin_bytes").get<std::size_t>();
     const auto log_size = header.at("log_bytes").get<std::size_t>();
     if (payload.size() != ptx_size + cubin_size + log_size) {
-      return make_error(fmt::format("payload is {} bytes, header says {}", payload.size(),
-                                    ptx_size + cubin_size + log_size));
+      return make_error(
+          fmt::format("payload is {} bytes, header says {}", payload.size(), ptx_size + cubin_size + log_size));
     }
     if (sha256_hex(payload) != header.at("payload_sha256").get<std::string>()) {
       return make_error("payload checksum mismatch");

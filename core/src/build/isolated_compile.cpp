@@ -31,9 +31,10 @@ CompileOutput failure(const CompileRequest& request, std::string error, BuildClo
 }
 
 std::string time_limit_message(const CompileRequest& request) {
-  return fmt::format("compiling {} exceeded the {:.0f} s compile time limit (CPU time of one compiler process, or "
-                     "{:.0f} s of wall time in all)",
-                     request.source.name, request.timeout_seconds, request.timeout_seconds * kWallSecondsPerCpuSecond);
+  return fmt::format(
+      "compiling {} exceeded the {:.0f} s compile time limit (CPU time of one compiler process, or "
+      "{:.0f} s of wall time in all)",
+      request.source.name, request.timeout_seconds, request.timeout_seconds * kWallSecondsPerCpuSecond);
 }
 
 // The wall-clock backstop of the whole build.
@@ -53,24 +54,28 @@ CompileOutput nvrtc_in_child(const CompileRequest& request, std::uint64_t memory
   // NVRTC's flow callback cancels the compile at the limit (nvrtc_compiler.cpp); RLIMIT_CPU, a little later, ends a
   // front end that stops polling it, and the backstop one that stops computing. The grace covers start-up and encoding.
   const auto deadline = backstop(request, started) + std::chrono::seconds(2);
-  const CappedRun run = run_capped([&] { return encode_compile_output(compile(request)); }, deadline,
-                                   memory_cap_bytes, request.timeout_seconds + 2.0);
+  const CappedRun run = run_capped([&] { return encode_compile_output(compile(request)); }, deadline, memory_cap_bytes,
+                                   request.timeout_seconds + 2.0);
   switch (run.end) {
     case CappedRun::End::kTimedOut: return failure(request, time_limit_message(request), started);
     case CappedRun::End::kOutOfMemory: return failure(request, memory_cap_message(request, memory_cap_bytes), started);
     case CappedRun::End::kDied:
-      return failure(request, fmt::format("the compiler process for {} died (signal {})", request.source.name,
-                                          run.exit_code), started);
+      return failure(request,
+                     fmt::format("the compiler process for {} died (signal {})", request.source.name, run.exit_code),
+                     started);
     case CappedRun::End::kFinished: break;
   }
   if (run.exit_code != 0) {
-    return failure(request, fmt::format("the compiler process for {} died (exit status {})", request.source.name,
-                                        run.exit_code), started);
+    return failure(request,
+                   fmt::format("the compiler process for {} died (exit status {})", request.source.name, run.exit_code),
+                   started);
   }
   auto decoded = decode_compile_output(run.output);
   if (!decoded) {
-    return failure(request, fmt::format("the compiler process for {} returned unreadable output: {}",
-                                        request.source.name, decoded.error().message), started);
+    return failure(request,
+                   fmt::format("the compiler process for {} returned unreadable output: {}", request.source.name,
+                               decoded.error().message),
+                   started);
   }
   decoded->diagnostics = parse_nvrtc_log(decoded->log, request.source, request.headers);
   decoded->seconds = seconds_since(started);

@@ -79,8 +79,9 @@ std::optional<fs::path> find_ptxas() {
     const fs::path library = fs::canonical(info.dli_fname, ec);
     if (!ec) {
       // lib64/libnvrtc.so -> bin/ptxas; targets/x86_64-linux/lib/libnvrtc.so -> bin/ptxas.
-      for (const auto& candidate : {library.parent_path().parent_path() / "bin" / "ptxas",
-                                    library.parent_path().parent_path().parent_path().parent_path() / "bin" / "ptxas"}) {
+      for (const auto& candidate :
+           {library.parent_path().parent_path() / "bin" / "ptxas",
+            library.parent_path().parent_path().parent_path().parent_path() / "bin" / "ptxas"}) {
         if (is_executable(candidate)) return candidate;
       }
     }
@@ -122,9 +123,7 @@ std::string nvjitlink_identity() {
   return identity;
 }
 
-std::vector<std::string> ptxas_options(const std::string& arch) {
-  return {"-arch=" + arch, "-ewp", "-lineinfo", "-v"};
-}
+std::vector<std::string> ptxas_options(const std::string& arch) { return {"-arch=" + arch, "-ewp", "-lineinfo", "-v"}; }
 
 Result<AssembledKernels> assemble_kernels(const fs::path& ptxas, const std::vector<PtxPiece>& pieces,
                                           const std::string& arch, const AssemblyLimits& limits) {
@@ -195,16 +194,16 @@ Result<AssembledKernels> assemble_kernels(const fs::path& ptxas, const std::vect
                                  finished.output.find("out of memory") != std::string::npos ||
                                  finished.output.find("Memory allocation failure") != std::string::npos;
       if (out_of_memory && limits.memory_cap_bytes > 0) {
-        return make_error(fmt::format("ptxas exceeded the compiler memory cap of {} MiB on {}{}",
-                                      limits.memory_cap_bytes >> 20, piece_label(pieces[piece]),
-                                      finished.signaled ? fmt::format(" (ended by signal {})", finished.exit_code)
-                                                        : std::string()));
+        return make_error(
+            fmt::format("ptxas exceeded the compiler memory cap of {} MiB on {}{}", limits.memory_cap_bytes >> 20,
+                        piece_label(pieces[piece]),
+                        finished.signaled ? fmt::format(" (ended by signal {})", finished.exit_code) : std::string()));
       }
       if (finished.signaled) {
         return make_error(fmt::format("ptxas died on {} (signal {})", piece_label(pieces[piece]), finished.exit_code));
       }
-      return make_error(fmt::format("ptxas failed on {}: {}", piece_label(pieces[piece]),
-                                    first_error_line(finished.output)));
+      return make_error(
+          fmt::format("ptxas failed on {}: {}", piece_label(pieces[piece]), first_error_line(finished.output)));
     }
     logs[piece] = std::move(finished.output);
   }

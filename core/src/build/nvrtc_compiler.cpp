@@ -125,15 +125,15 @@ BuildPipeline build_pipeline(const CompileRequest& request) {
     // Per kernel by default since its cubins ran on an H200 (2026-12-02: the attention seed and three candidates, every
     // scenario PASSED; docs/benchmarks.md, "Build: parallel back end"). KSEEK_BUILD_PIPELINE=whole opts out.
     const char* env = std::getenv("KSEEK_BUILD_PIPELINE");
-    chosen = env != nullptr && std::string_view(env) == "whole" ? BuildPipeline::kWholeProgram
-                                                                 : BuildPipeline::kPerKernel;
+    chosen =
+        env != nullptr && std::string_view(env) == "whole" ? BuildPipeline::kWholeProgram : BuildPipeline::kPerKernel;
   }
   if (chosen == BuildPipeline::kWholeProgram) return chosen;
   if (request.arch.rfind("sm_", 0) != 0) return BuildPipeline::kWholeProgram;  // ptxas needs a real architecture
   for (const auto& option : request.options) {
     bool front_end_only = false;
-    for (std::string_view prefix : {"-D", "-U", "-I", "--define-macro=", "--undefine-macro=", "--include-path=",
-                                    "--pre-include="}) {
+    for (std::string_view prefix :
+         {"-D", "-U", "-I", "--define-macro=", "--undefine-macro=", "--include-path=", "--pre-include="}) {
       front_end_only = front_end_only || option.rfind(prefix, 0) == 0;
     }
     if (!front_end_only) return BuildPipeline::kWholeProgram;
@@ -198,8 +198,7 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
   }
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
   nvrtcResult rc = nvrtcCreateProgram(program.get(), request.source.text.c_str(), request.source.name.c_str(),
-                                      static_cast<int>(header_texts.size()), header_texts.data(),
-                                      header_names.data());
+                                      static_cast<int>(header_texts.size()), header_texts.data(), header_names.data());
   if (rc != NVRTC_SUCCESS) {
     program.reset();
     return finish(Status::kCompileError,
@@ -207,8 +206,8 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
   }
 
   Deadline deadline{process_cpu_seconds(), request.timeout_seconds,
-                    started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                  request.timeout_seconds * kWallSecondsPerCpuSecond))};
+                    started + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(request.timeout_seconds * kWallSecondsPerCpuSecond))};
   nvrtcSetFlowCallback(*program, &cancel_after_deadline, &deadline);
 
   std::vector<const char*> option_texts;
@@ -219,25 +218,26 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
   out.ptx = program_ptx(*program);  // kept on failure too: the constraint checker reads it
 
   if (deadline.expired || rc == NVRTC_ERROR_CANCELLED) {
-    return finish(Status::kCompileError,
-                  fmt::format("compiling {} exceeded the {:.0f} s compile time limit (CPU time, or {:.0f} s of wall time)",
-                              request.source.name, request.timeout_seconds,
-                              request.timeout_seconds * kWallSecondsPerCpuSecond));
+    return finish(
+        Status::kCompileError,
+        fmt::format("compiling {} exceeded the {:.0f} s compile time limit (CPU time, or {:.0f} s of wall time)",
+                    request.source.name, request.timeout_seconds, request.timeout_seconds * kWallSecondsPerCpuSecond));
   }
   if (rc != NVRTC_SUCCESS) {
-    std::string first = out.diagnostics.empty() ? std::string(nvrtcGetErrorString(rc))
-                                                : format_diagnostic(out.diagnostics.front());
+    std::string first =
+        out.diagnostics.empty() ? std::string(nvrtcGetErrorString(rc)) : format_diagnostic(out.diagnostics.front());
     if (auto newline = first.find('\n'); newline != std::string::npos) first.resize(newline);
     return finish(Status::kCompileError, fmt::format("NVRTC rejected {}: {}", request.source.name, first));
   }
   if (!want_cubin) {
-    if (out.ptx.empty()) return finish(Status::kCompileError, fmt::format("NVRTC produced no PTX for {}", request.source.name));
+    if (out.ptx.empty())
+      return finish(Status::kCompileError, fmt::format("NVRTC produced no PTX for {}", request.source.name));
     return finish(Status::kOk, "");
   }
   out.cubin = program_cubin(*program);
   if (out.cubin.empty()) {
-    return finish(Status::kCompileError, fmt::format("NVRTC produced no cubin for {} ({})", request.source.name,
-                                                     request.arch));
+    return finish(Status::kCompileError,
+                  fmt::format("NVRTC produced no cubin for {} ({})", request.source.name, request.arch));
   }
   if (out.cubin.size() > request.max_cubin_bytes) {
     const auto size = out.cubin.size();

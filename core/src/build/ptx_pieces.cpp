@@ -187,7 +187,8 @@ Result<std::vector<Statement>> read_statements(std::string_view ptx) {
 // `.visible .global .align 4 .u32 x = 1;` -> `.extern .global .align 4 .u32 x;`
 std::string as_extern_declaration(const std::string& text) {
   std::string code = without_comments(text);
-  if (const auto eq = code.find('='); eq != std::string::npos) code = code.substr(0, code.find_last_not_of(" \t\r\n", eq - 1) + 1) + ";";
+  if (const auto eq = code.find('='); eq != std::string::npos)
+    code = code.substr(0, code.find_last_not_of(" \t\r\n", eq - 1) + 1) + ";";
   static const std::regex kLinkage(R"(^\s*\.(visible|weak|common)\s+)");
   code = std::regex_replace(code, kLinkage, "");
   return ".extern " + code;
@@ -226,8 +227,8 @@ std::string declared_name(const Statement& s) {
     if (has_word(words, ".func")) return function_name(code);
     if (has_word(words, ".entry")) return entry_name(words);
     bool declares_state = false;
-    for (std::string_view space : {".global", ".const", ".shared", ".local", ".tex", ".texref", ".samplerref",
-                                   ".surfref"}) {
+    for (std::string_view space :
+         {".global", ".const", ".shared", ".local", ".tex", ".texref", ".samplerref", ".surfref"}) {
       declares_state = declares_state || has_word(words, space);
     }
     if (!declares_state) return {};  // .pragma and the like hold for the whole module: kept everywhere

@@ -10,8 +10,7 @@ namespace kseek {
 
 std::vector<KernelResources> parse_ptxas_report(std::string_view log) {
   static const std::regex kEntry(R"(Compiling entry function '([^']+)')");
-  static const std::regex kFrame(
-      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex kFrame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex kUsed(R"(Used (\d+) registers)");
   static const std::regex kBarriers(R"(used (\d+) barriers)");
   static const std::regex kSmem(R"((\d+) bytes smem)");

@@ -52,7 +52,8 @@ std::string file_list_digest(const std::vector<fs::path>& folders) {
       if (!entry.is_regular_file(size_ec)) continue;
       const auto size = entry.file_size(size_ec);
       const auto time = entry.last_write_time(time_ec).time_since_epoch().count();
-      entries.push_back(fmt::format("{};{};{}", entry.path().filename().string(), size_ec ? 0 : size, time_ec ? 0 : time));
+      entries.push_back(
+          fmt::format("{};{};{}", entry.path().filename().string(), size_ec ? 0 : size, time_ec ? 0 : time));
     }
     std::sort(entries.begin(), entries.end());
     hasher.add_field(folder.string());
@@ -117,16 +118,17 @@ std::optional<ToolkitHeaders> find_toolkit_headers(const fs::path& nvrtc_library
     // CUDA 13 moved CCCL (cuda/barrier, cuda/pipeline, cuda/ptx, and cuda/std that cooperative_groups.h needs)
     // into include/cccl; CUDA 12 keeps it in include/ itself.
     if (fs::is_directory(found.include_dir / "cccl", ec)) found.folders.push_back(found.include_dir / "cccl");
-    found.identity = fmt::format("{};{};{}", found.include_dir.string(), found.cuda_version,
-                                 file_list_digest(found.folders));
+    found.identity =
+        fmt::format("{};{};{}", found.include_dir.string(), found.cuda_version, file_list_digest(found.folders));
     if (found.cuda_version == nvrtc_cuda_version) return found;
     if (!first) first = std::move(found);
   }
   if (first) {
-    first->note = fmt::format("the CUDA headers in {} ({} {}.{}) are not NVRTC's release ({}.{}); set CUDA_HOME to "
-                              "the toolkit of the NVRTC in use",
-                              first->include_dir.string(), first->origin, first->cuda_version / 1000,
-                              (first->cuda_version % 1000) / 10, nvrtc_major, nvrtc_minor);
+    first->note = fmt::format(
+        "the CUDA headers in {} ({} {}.{}) are not NVRTC's release ({}.{}); set CUDA_HOME to "
+        "the toolkit of the NVRTC in use",
+        first->include_dir.string(), first->origin, first->cuda_version / 1000, (first->cuda_version % 1000) / 10,
+        nvrtc_major, nvrtc_minor);
   }
   return first;
 }
@@ -163,8 +165,9 @@ std::string unopened_include_message(const Diagnostic& diagnostic, const std::st
   if (toolkit) {
     message += fmt::format(" (and the rest of the CUDA toolkit's device headers in {})", toolkit->include_dir.string());
   } else {
-    message += "; no CUDA toolkit headers were found (set CUDA_HOME or KSEEK_CUDA_INCLUDE to offer cuda_bf16.h and the "
-               "other toolkit device headers)";
+    message +=
+        "; no CUDA toolkit headers were found (set CUDA_HOME or KSEEK_CUDA_INCLUDE to offer cuda_bf16.h and the "
+        "other toolkit device headers)";
   }
   return message;
 }

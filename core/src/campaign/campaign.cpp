@@ -27,7 +27,6 @@ namespace kseek {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-
 namespace {
 
 constexpr const char* kConfigFile = "campaign.json";
@@ -47,13 +46,14 @@ class ConfigReader {
 
   Result<CampaignConfig> read() {
     if (!root_.is_object()) return problem("", "the top level must be a JSON object");
-    static const std::set<std::string> known = {"format", "plugin", "set", "scenarios", "candidate", "arch", "goal",
-                                                "constraints", "packs", "questions", "peer", "thresholds", "eval",
-                                                "created_at", "plugin_dirs", "pack_files"};
+    static const std::set<std::string> known = {
+        "format", "plugin",    "set",  "scenarios",  "candidate", "arch",       "goal",        "constraints",
+        "packs",  "questions", "peer", "thresholds", "eval",      "created_at", "plugin_dirs", "pack_files"};
     for (const auto& [key, value] : root_.items()) {
       if (!known.contains(key)) return problem(key, "unknown key (known: see docs/campaigns.md)");
     }
-    if (!root_.contains("format") || !root_["format"].is_string() || root_["format"].get<std::string>() != kCampaignFormat) {
+    if (!root_.contains("format") || !root_["format"].is_string() ||
+        root_["format"].get<std::string>() != kCampaignFormat) {
       return problem("format", fmt::format("must be \"{}\"", kCampaignFormat));
     }
     CampaignConfig c;
@@ -105,7 +105,8 @@ class ConfigReader {
       const json defaults = thresholds_json(c.thresholds);
       for (const auto& [key, value] : t.items()) {
         if (!defaults.contains(key)) return problem("thresholds." + key, "unknown key");
-        if (!value.is_number() || value.get<double>() <= 0) return problem("thresholds." + key, "must be a positive number");
+        if (!value.is_number() || value.get<double>() <= 0)
+          return problem("thresholds." + key, "must be a positive number");
         // Counts are whole numbers a person would write; anything past a million is a typo, not a setting.
         const bool count = key == "stagnation_evaluations" || key == "hook_block_budget";
         if (count && (value.get<double>() != std::floor(value.get<double>()) || value.get<double>() > 1e6)) {
@@ -118,14 +119,16 @@ class ConfigReader {
       c.thresholds.min_improvement = t.value("min_improvement", c.thresholds.min_improvement);
       c.thresholds.suspicious_win_ratio = t.value("suspicious_win_ratio", c.thresholds.suspicious_win_ratio);
       c.thresholds.hook_block_budget = t.value("hook_block_budget", c.thresholds.hook_block_budget);
-      if (c.thresholds.suspicious_win_ratio <= 1.0) return problem("thresholds.suspicious_win_ratio", "must be above 1");
+      if (c.thresholds.suspicious_win_ratio <= 1.0)
+        return problem("thresholds.suspicious_win_ratio", "must be above 1");
     }
     return c;
   }
 
  private:
   Error problem(const std::string& key, const std::string& what) {
-    error_ = make_error(key.empty() ? fmt::format("{}: {}", file_, what) : fmt::format("{}: '{}': {}", file_, key, what));
+    error_ =
+        make_error(key.empty() ? fmt::format("{}: {}", file_, what) : fmt::format("{}: '{}': {}", file_, key, what));
     return error_;
   }
   bool string_field(const char* key, std::string& out, bool required) {
@@ -174,7 +177,8 @@ std::string text_field(const json& j, const char* key) {
 // The campaign id in the first init record ("" before signatures existed).
 // The hash campaign.json must have: the one in the newest init/config record kseek signed (any, for a campaign
 // made before signatures; none when a key is there but no record verifies).
-std::optional<std::string> logged_config_hash(const std::vector<LogRecord>& records, const std::optional<std::string>& key) {
+std::optional<std::string> logged_config_hash(const std::vector<LogRecord>& records,
+                                              const std::optional<std::string>& key) {
   for (auto it = records.rbegin(); it != records.rend(); ++it) {
     const std::string type = text_field(it->value, "type");
     if (type != "init" && type != "config") continue;
@@ -322,13 +326,17 @@ Result<Campaign> Campaign::open(const fs::path& start, bool search_up) {
   const auto expected =
       logged_config_hash(log->records, campaign.key_ ? std::optional<std::string>(campaign.key_->key) : std::nullopt);
   if (!expected) {
-    return make_error(fmt::format("{}: the campaign log {} has no init record; the campaign is damaged or was not made "
-                                  "by `kseek init`", file.string(), campaign.log_path().string()));
+    return make_error(
+        fmt::format("{}: the campaign log {} has no init record; the campaign is damaged or was not made "
+                    "by `kseek init`",
+                    file.string(), campaign.log_path().string()));
   }
   if (const std::string actual = sha256_hex(*text); actual != *expected) {
-    return make_error(fmt::format("{} was changed outside kseek (sha256 {}, the log recorded {}): campaign.json is "
-                                  "read-only to the agent. Restore it, or have a person accept the change with "
-                                  "`kseek reconfigure`", file.string(), actual.substr(0, 12), expected->substr(0, 12)));
+    return make_error(
+        fmt::format("{} was changed outside kseek (sha256 {}, the log recorded {}): campaign.json is "
+                    "read-only to the agent. Restore it, or have a person accept the change with "
+                    "`kseek reconfigure`",
+                    file.string(), actual.substr(0, 12), expected->substr(0, 12)));
   }
   return campaign;
 }
@@ -337,7 +345,8 @@ Result<Campaign> Campaign::create(const fs::path& dir_in, const CampaignConfig& 
                                   std::string_view candidate_text, std::string_view seed_sha256, KeyPlace key_place) {
   const fs::path dir = fs::absolute(dir_in).lexically_normal();
   if (fs::exists(dir / kConfigFile) || fs::exists(dir / ".kseek")) {
-    return make_error(fmt::format("{} already holds a campaign; choose another folder (nothing was changed)", dir.string()));
+    return make_error(
+        fmt::format("{} already holds a campaign; choose another folder (nothing was changed)", dir.string()));
   }
   CampaignConfig config = config_in;
   if (config.created_at.empty()) config.created_at = utc_timestamp();
@@ -536,8 +545,10 @@ Result<json> Campaign::load_evaluation(const EvaluationSummary& summary) const {
   auto text = read_file(file);
   if (!text) return text.error();
   if (sha256_hex(*text) != summary.record_sha256) {
-    return make_error(fmt::format("{} does not match the sha256 its log entry holds (evaluation {}): the record was "
-                                  "changed after kseek wrote it, so it is not evidence", file.string(), summary.number));
+    return make_error(
+        fmt::format("{} does not match the sha256 its log entry holds (evaluation {}): the record was "
+                    "changed after kseek wrote it, so it is not evidence",
+                    file.string(), summary.number));
   }
   try {
     return json::parse(*text);

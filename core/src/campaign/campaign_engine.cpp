@@ -22,7 +22,6 @@ using SystemClock = std::chrono::system_clock;
 
 namespace {
 
-
 bool has_timing(const EvaluationSummary& e) { return e.geomean.has_value(); }
 
 // Where the campaign stands before evaluation `upto` (exclusive): the best timed, fully passing geomean (the
@@ -184,11 +183,12 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
     const int n = config.thresholds.stagnation_evaluations;
     if (has_timing(latest) && after.best_number != latest.number && after.timed_since_best > 0 &&
         after.timed_since_best % n == 0 && !event_logged(log, "stagnation", latest.number)) {
-      events.push_back({"stagnation",
-                        fmt::format("{} timed evaluations without a gain beyond the noise (best geomean {:.4f}{})",
-                                    after.timed_since_best, after.best,
-                                    after.best_number ? fmt::format(", evaluation {}", after.best_number) : " = the seed"),
-                        latest.number});
+      events.push_back(
+          {"stagnation",
+           fmt::format("{} timed evaluations without a gain beyond the noise (best geomean {:.4f}{})",
+                       after.timed_since_best, after.best,
+                       after.best_number ? fmt::format(", evaluation {}", after.best_number) : " = the seed"),
+           latest.number});
     }
   }
   // Stagnation by time: the k-th such event once k x T minutes have passed since the last improvement (or the
@@ -202,12 +202,13 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
         ++already_logged;
       }
     }
-    const bool raised_now = std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "stagnation"; });
+    const bool raised_now =
+        std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "stagnation"; });
     const double minutes = std::chrono::duration<double, std::ratio<60>>(now - *since).count();
     if (!raised_now && minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
-      events.push_back({"stagnation",
-                        fmt::format("{:.0f} minutes without a gain beyond the noise (best geomean {:.4f})", minutes, p.best),
-                        0});
+      events.push_back(
+          {"stagnation",
+           fmt::format("{:.0f} minutes without a gain beyond the noise (best geomean {:.4f})", minutes, p.best), 0});
     }
   }
   return events;
@@ -218,7 +219,8 @@ std::optional<CampaignEvent> unanswered_event(const std::vector<LogRecord>& log)
     const std::string type = it->value.value("type", "");
     if (type == "question") return std::nullopt;
     if (type == "event") {
-      return CampaignEvent{it->value.value("event", ""), it->value.value("detail", ""), it->value.value("evaluation", 0)};
+      return CampaignEvent{it->value.value("event", ""), it->value.value("detail", ""),
+                           it->value.value("evaluation", 0)};
     }
   }
   return std::nullopt;
@@ -268,7 +270,8 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
       if (q.requires_other_implementation && config.peer.empty()) continue;
       if (q.id == last_id) continue;
       const auto it = last_asked.find(q.id);
-      candidates.push_back({it == last_asked.end() ? 0 : it->second, order, {q.id, pack.id, q.text, std::string(event), "bank"}});
+      candidates.push_back(
+          {it == last_asked.end() ? 0 : it->second, order, {q.id, pack.id, q.text, std::string(event), "bank"}});
     }
   }
   if (candidates.empty()) return std::nullopt;
@@ -287,8 +290,10 @@ Result<std::vector<QuestionPack>> load_campaign_packs(const CampaignConfig& conf
     if (it == available.end()) {
       std::string known;
       for (const auto& p : available) known += (known.empty() ? "" : ", ") + p.id;
-      return make_error(fmt::format("campaign.json names question pack '{}', which is not installed (installed: {}); "
-                                    "install it with `kseek questions install FILE`", id, known));
+      return make_error(
+          fmt::format("campaign.json names question pack '{}', which is not installed (installed: {}); "
+                      "install it with `kseek questions install FILE`",
+                      id, known));
     }
     chosen.push_back(*it);
   }
@@ -335,11 +340,13 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
   if (!evidence && !campaign.signature_problem().empty()) {
     gate.evidence_problem = "no verifiable evidence: " + campaign.signature_problem();
   } else if (!evidence && unsigned_line != 0) {
-    gate.evidence_problem = fmt::format("no evaluation of the current candidate that kseek signed; log line {} is a "
-                                        "record kseek did not sign and is not evidence; run `kseek eval`", unsigned_line);
+    gate.evidence_problem = fmt::format(
+        "no evaluation of the current candidate that kseek signed; log line {} is a "
+        "record kseek did not sign and is not evidence; run `kseek eval`",
+        unsigned_line);
   } else if (!evidence) {
-    gate.evidence_problem = fmt::format("no completed evaluation of the current candidate (sha256 {}): run `kseek eval`",
-                                        hash->substr(0, 12));
+    gate.evidence_problem = fmt::format(
+        "no completed evaluation of the current candidate (sha256 {}): run `kseek eval`", hash->substr(0, 12));
   } else {
     gate.evaluation = evidence->number;
     // The candidate's identity is its bytes, never its file time: a campaign kept in git, copied to the GPU machine or
@@ -351,15 +358,19 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
     } else if (typed->synthetic.value_or(false) &&
                !(std::getenv("KSEEK_TESTING") && std::string_view(std::getenv("KSEEK_TESTING")) == "1")) {
       // A test worker's canned results (docs/campaigns-runner.md) are evidence only inside kseek's own tests.
-      gate.evidence_problem = fmt::format("evaluation {} is synthetic (canned results from a test worker, KSEEK_TESTING=1): "
-                                          "it is not evidence; run `kseek eval` without the test override", evidence->number);
+      gate.evidence_problem = fmt::format(
+          "evaluation {} is synthetic (canned results from a test worker, KSEEK_TESTING=1): "
+          "it is not evidence; run `kseek eval` without the test override",
+          evidence->number);
     } else if (typed->shard || (typed->settings && typed->settings->functional_arch)) {
       // `kseek eval` refuses both inside a campaign; a record that has them was not made by the campaign's own eval.
-      gate.evidence_problem = fmt::format("evaluation {} is one shard or a functional run on another arch: it does not "
-                                          "cover the campaign's selection; run `kseek eval`", evidence->number);
+      gate.evidence_problem = fmt::format(
+          "evaluation {} is one shard or a functional run on another arch: it does not "
+          "cover the campaign's selection; run `kseek eval`",
+          evidence->number);
     } else if (typed->candidate.sha256 != *hash) {
-      gate.evidence_problem = fmt::format("evaluation {}'s record names another candidate than its log entry",
-                                          evidence->number);
+      gate.evidence_problem =
+          fmt::format("evaluation {}'s record names another candidate than its log entry", evidence->number);
     } else {
       record = std::move(*loaded);
     }
@@ -374,18 +385,18 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
 json campaign_status(const Campaign& campaign, const LogContents& log) {
   const auto& config = campaign.config();
   const auto evals = evaluations(log.records);
-  json status = {{"campaign", campaign.dir().string()},
-                 {"plugin", config.plugin},
-                 {"set", config.set},
-                 {"goal", config.goal},
-                 {"questions", config.questions},
-                 {"evaluations", evals.size()}};
+  json status = {
+      {"campaign", campaign.dir().string()}, {"plugin", config.plugin},    {"set", config.set}, {"goal", config.goal},
+      {"questions", config.questions},       {"evaluations", evals.size()}};
   const Progress p = progress_before(evals, evals.size(), config.thresholds, init_time(log.records));
   status["best"] = p.best_number == 0 ? json{{"evaluation", 0}, {"geomean", 1.0}, {"note", "the seed"}}
                                       : json{{"evaluation", p.best_number}, {"geomean", p.best}};
   if (!evals.empty()) {
     const auto& e = evals.back();
-    status["latest"] = {{"evaluation", e.number}, {"time", e.time}, {"status", e.status}, {"all_passed", e.all_passed},
+    status["latest"] = {{"evaluation", e.number},
+                        {"time", e.time},
+                        {"status", e.status},
+                        {"all_passed", e.all_passed},
                         {"geomean", e.geomean ? json(*e.geomean) : json()},
                         {"geomean_low", e.geomean_low ? json(*e.geomean_low) : json()},
                         {"geomean_high", e.geomean_high ? json(*e.geomean_high) : json()},
@@ -393,19 +404,23 @@ json campaign_status(const Campaign& campaign, const LogContents& log) {
   }
   json trend = json::array();
   for (std::size_t i = evals.size() > 8 ? evals.size() - 8 : 0; i < evals.size(); ++i) {
-    trend.push_back({{"evaluation", evals[i].number}, {"geomean", evals[i].geomean ? json(*evals[i].geomean) : json()},
+    trend.push_back({{"evaluation", evals[i].number},
+                     {"geomean", evals[i].geomean ? json(*evals[i].geomean) : json()},
                      {"all_passed", evals[i].all_passed}});
   }
   status["trend"] = trend;
   status["timed_evaluations_since_best"] = p.timed_since_best;
   const GateResult gate = compute_gate(campaign, log);
-  status["gate"] = {{"holds", gate.holds}, {"evaluation", gate.evaluation}, {"unmet", gate.unmet()},
+  status["gate"] = {{"holds", gate.holds},
+                    {"evaluation", gate.evaluation},
+                    {"unmet", gate.unmet()},
                     {"candidate_sha256", gate.candidate_sha256}};
   json open = json::array();
   for (const auto& e : pending_events(config, log.records, SystemClock::now())) {
     open.push_back({{"event", e.name}, {"detail", e.detail}, {"logged", false}});
   }
-  if (auto e = unanswered_event(log.records)) open.push_back({{"event", e->name}, {"detail", e->detail}, {"logged", true}});
+  if (auto e = unanswered_event(log.records))
+    open.push_back({{"event", e->name}, {"detail", e->detail}, {"logged", true}});
   status["open_events"] = open;
   std::map<std::string, int> counts;
   for (const auto& r : log.records) counts[r.value.value("type", "?")] += 1;
@@ -415,10 +430,10 @@ json campaign_status(const Campaign& campaign, const LogContents& log) {
   status["damaged_lines"] = damaged;
   // Whether the records could be verified here, with which key, and what that key's place means for them.
   const auto place = campaign.key_place();
-  status["signatures"] = {{"verified", place.has_value()},
-                          {"key", place ? json(std::string(key_place_name(*place))) : json()},
-                          {"note", campaign.key_kept_in_campaign() ? std::string(kKeyInCampaignNote)
-                                                                   : campaign.signature_problem()}};
+  status["signatures"] = {
+      {"verified", place.has_value()},
+      {"key", place ? json(std::string(key_place_name(*place))) : json()},
+      {"note", campaign.key_kept_in_campaign() ? std::string(kKeyInCampaignNote) : campaign.signature_problem()}};
   return status;
 }
 

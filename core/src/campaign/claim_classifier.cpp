@@ -1,14 +1,15 @@
 // Reads a limit or completion claim out of a coding agent's last message, for the stop hook (docs/campaigns.md).
-// It must never read a claim into a message that only reports progress, plans, asks or quotes; when unsure it answers none.
+// It must never read a claim into a message that only reports progress, plans, asks or quotes; when unsure it answers
+// none.
 #include "kseek/core/campaign/claim_classifier.hpp"
 
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kseek {
@@ -23,9 +24,10 @@ namespace {
 //  4. A cue is a short word pattern for one kind of claim ("at|hit|reached ... limit|roofline|ceiling").
 //  5. A cue counts only when asserted: no negation earlier in its clause (scope: the clause), no marker of a
 //     question, condition, plan, hypothesis or someone else's words earlier in its sentence (scope: the sentence),
-//     not after an infinitive "to", and no "yet", "so far", "until", "unless", "except", "N of M" after it in the clause.
-//     Cues that are themselves negative ("no headroom left", "cannot go any faster") start at their negation.
-//  6. A message that asserts a kind of claim and also denies it somewhere ("the task is complete for decode ... the goal
+//     not after an infinitive "to", and no "yet", "so far", "until", "unless", "except", "N of M" after it in the
+//     clause. Cues that are themselves negative ("no headroom left", "cannot go any faster") start at their negation.
+//  6. A message that asserts a kind of claim and also denies it somewhere ("the task is complete for decode ... the
+//  goal
 //     is not met") claims nothing of that kind. A limit asserted anywhere wins over done; otherwise done; else none.
 
 constexpr std::string_view kNumber = "#";  // the token every number becomes
@@ -41,9 +43,7 @@ struct Sentence {
   bool question = false;
 };
 
-bool is_word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '\'';
-}
+bool is_word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '\''; }
 bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // Lower-case ASCII; typographic quotes, dashes, ellipses and arrows to ASCII; every other byte above 0x7f to a space.
@@ -85,7 +85,8 @@ std::string strip_quoted(std::string_view line) {
   std::string out;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
-    const bool opens_single = c == '\'' && (i == 0 || !is_alnum(line[i - 1])) && i + 1 < line.size() && is_alnum(line[i + 1]);
+    const bool opens_single =
+        c == '\'' && (i == 0 || !is_alnum(line[i - 1])) && i + 1 < line.size() && is_alnum(line[i + 1]);
     if (c == '`' || c == '"' || opens_single) {
       std::size_t end = line.find(c, i + 1);
       while (opens_single && end != std::string_view::npos && end + 1 < line.size() && is_alnum(line[end + 1])) {
@@ -135,8 +136,8 @@ void push_word(std::string word, int clause, std::vector<Token>& tokens) {
     if (tail == suffix) return push(stem), push(std::string(full));
   }
   if (tail == "s") {
-    static const std::array<std::string_view, 11> kIsPronouns = {"it",   "that", "there",      "what",    "here", "this",
-                                                                 "who",  "he",   "everything", "nothing", "she"};
+    static const std::array<std::string_view, 11> kIsPronouns = {"it",  "that", "there",      "what",    "here", "this",
+                                                                 "who", "he",   "everything", "nothing", "she"};
     push(stem);
     for (std::string_view p : kIsPronouns) {
       if (stem == p) return push("is");
@@ -147,8 +148,8 @@ void push_word(std::string word, int clause, std::vector<Token>& tokens) {
 }
 
 bool is_clause_word(std::string_view w) {
-  static const std::array<std::string_view, 10> kWords = {"and",     "but",    "so",     "because", "which",
-                                                          "while",   "whereas", "although", "though", "then"};
+  static const std::array<std::string_view, 10> kWords = {"and",   "but",     "so",       "because", "which",
+                                                          "while", "whereas", "although", "though",  "then"};
   for (std::string_view k : kWords) {
     if (w == k) return true;
   }
@@ -164,7 +165,9 @@ Sentence tokenise(std::string text, bool question) {
   const auto flush = [&](std::size_t next) {
     if (word.empty()) return;
     const bool so_far = word == "so" && text.compare(text.find_first_not_of(' ', next) == std::string::npos
-                                                         ? text.size() : text.find_first_not_of(' ', next), 3, "far") == 0;
+                                                         ? text.size()
+                                                         : text.find_first_not_of(' ', next),
+                                                     3, "far") == 0;
     if (is_clause_word(word) && !so_far) {
       if (!s.tokens.empty() && s.tokens.back().clause == clause) ++clause;
     } else {
@@ -174,7 +177,8 @@ Sentence tokenise(std::string text, bool question) {
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    const bool decimal_point = c == '.' && !word.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
+    const bool decimal_point =
+        c == '.' && !word.empty() && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
     if (is_word_char(c) || decimal_point) {
       word += c;
       continue;
@@ -282,8 +286,8 @@ bool in(std::string_view token, std::span<const std::string_view> set) {
   return false;
 }
 
-constexpr std::string_view kNegations[] = {"not", "no",      "never",  "neither", "nor",
-                                                         "nothing", "nobody", "hardly", "far",   "nowhere"};
+constexpr std::string_view kNegations[] = {"not",     "no",     "never",  "neither", "nor",
+                                           "nothing", "nobody", "hardly", "far",     "nowhere"};
 
 // Words that, earlier in the sentence, make what follows something other than the agent asserting it now.
 constexpr std::string_view kNotAsserted[] = {
@@ -294,22 +298,22 @@ constexpr std::string_view kNotAsserted[] = {
     "will", "going", "plan", "plans", "planning", "next", "want", "wants", "try", "trying", "let", "todo", "need",
     "needs", "should", "shall", "intend", "aim", "hope", "gonna",
     // hypotheses and hedges
-    "hypothesis", "hypothesize", "hypothesise", "hypothesized", "hypothesised", "suspect", "maybe", "perhaps", "possibly",
-    "possible", "might", "may", "could", "would", "probably", "likely", "unlikely", "seems", "seem", "seemed", "appears",
-    "appear", "guess", "wonder", "expect", "assume", "premature", "early", "unclear", "unsure", "uncertain", "test",
-    "testing", "check", "checking", "verify", "measure", "measuring", "confirm", "see", "whether",
+    "hypothesis", "hypothesize", "hypothesise", "hypothesized", "hypothesised", "suspect", "maybe", "perhaps",
+    "possibly", "possible", "might", "may", "could", "would", "probably", "likely", "unlikely", "seems", "seem",
+    "seemed", "appears", "appear", "guess", "wonder", "expect", "assume", "premature", "early", "unclear", "unsure",
+    "uncertain", "test", "testing", "check", "checking", "verify", "measure", "measuring", "confirm", "see", "whether",
     // someone else's words, or the agent's earlier ones
     "said", "says", "say", "claimed", "claim", "claims", "claiming", "asked", "asks", "ask", "question", "according"};
-constexpr std::string_view kNotAssertedMore[] = {"told",      "quoted",  "wrote",    "message",
-                                                               "earlier",   "previous", "predicted", "predicts",
-                                                               "suggests", "suggested", "thought",  "reports"};
+constexpr std::string_view kNotAssertedMore[] = {"told",     "quoted",    "wrote",     "message",
+                                                 "earlier",  "previous",  "predicted", "predicts",
+                                                 "suggests", "suggested", "thought",   "reports"};
 // After a cue in its clause: the claim is partial or still to come.
 constexpr std::string_view kNotYet[] = {"yet", "until", "unless", "except", "if", "once", "whether"};
 
 struct Cue {
   ClaimKind kind;
   std::string_view pattern;
-  bool future_form = false;  // "I'll stop here" announces the stop itself: "will" before it is no plan
+  bool future_form = false;       // "I'll stop here" announces the stop itself: "will" before it is no plan
   bool needs_speed_word = false;  // "X is not possible" is a limit only about speed, gains or the goal
   bool general_only = false;      // "no further gains" is a limit; "no further gains from the swizzle" a result
 };
@@ -317,10 +321,15 @@ struct Cue {
 // Step 4. Written from how agents phrase claims, not from the corpus lines.
 constexpr Cue kCues[] = {
     // limits reached
-    {ClaimKind::kLimit, "at|hit|hits|hitting|reached|reach|reaches|reaching|against|touching ~4 limit|limits|roofline|ceiling|wall|maximum|peak|floor"},
+    {ClaimKind::kLimit,
+     "at|hit|hits|hitting|reached|reach|reaches|reaching|against|touching ~4 "
+     "limit|limits|roofline|ceiling|wall|maximum|peak|floor"},
     {ClaimKind::kLimit, "as fast|good|quick as ~4 get|gets|go|goes"},
     {ClaimKind::kLimit, "can|could|will not ~3 faster|quicker"},
-    {ClaimKind::kLimit, "no|not|nothing ~3 more|further|remaining|meaningful|additional|significant ~2 room|headroom|gain|gains|speedup|speedups|improvement|improvements|performance|speed", false, false, true},
+    {ClaimKind::kLimit,
+     "no|not|nothing ~3 more|further|remaining|meaningful|additional|significant ~2 "
+     "room|headroom|gain|gains|speedup|speedups|improvement|improvements|performance|speed",
+     false, false, true},
     {ClaimKind::kLimit, "no|not ~2 headroom", false, false, true},
     {ClaimKind::kLimit, "no|not ~2 room ~2 left|remaining"},
     {ClaimKind::kLimit, "no|not ~2 room for|to improvement|improve"},
@@ -333,25 +342,38 @@ constexpr Cue kCues[] = {
     {ClaimKind::kLimit, "is|are the best|fastest ~3 can|could|will|possible|achievable"},
     {ClaimKind::kLimit, "is|are the max|maximum|most|limit|ceiling|roofline ~1 achievable|possible|attainable|$"},
     {ClaimKind::kLimit, "saturat* ~3 bandwidth|memory|bus|dram|hbm|tensor|pipe|pipes|sm|sms|mma|compute|alu|mufu|l2"},
-    {ClaimKind::kLimit, "no ~3 change|changes|tuning|optimization|optimisation|tweak|tweaks|trick|tricks ~3 can|will|could|would"},
+    {ClaimKind::kLimit,
+     "no ~3 change|changes|tuning|optimization|optimisation|tweak|tweaks|trick|tricks ~3 can|will|could|would"},
     {ClaimKind::kLimit, "hardware|gpu|physics|silicon ~1 is|are the ~1 bottleneck|limit|limiting"},
-    {ClaimKind::kLimit, "further|more|additional ~2 tuning|optimization|optimisation|changes|work|tweaking ~1 is|are|will not ~2 move|help|improve|matter|pay"},
+    {ClaimKind::kLimit,
+     "further|more|additional ~2 tuning|optimization|optimisation|changes|work|tweaking ~1 is|are|will not ~2 "
+     "move|help|improve|matter|pay"},
     // done
-    {ClaimKind::kDone, "task|work|job|optimization|optimisation|campaign|implementation|kernel|everything ~2 is|are|has|have ~2 complete|completed|finished|done|over"},
-    {ClaimKind::kDone, "task|work|job|optimization|optimisation|campaign|implementation complete|completed|finished|done $"},
+    {ClaimKind::kDone,
+     "task|work|job|optimization|optimisation|campaign|implementation|kernel|everything ~2 is|are|has|have ~2 "
+     "complete|completed|finished|done|over"},
+    {ClaimKind::kDone,
+     "task|work|job|optimization|optimisation|campaign|implementation complete|completed|finished|done $"},
     {ClaimKind::kDone, "i|we am|are|have ~1 done|finished|complete|completed $"},
     {ClaimKind::kDone, "i|we am|are|have ~1 done|finished here|now"},
-    {ClaimKind::kDone, "i|we am|are|have ~1 done|finished with|on ~2 task|tasks|campaign|work|kernel|optimization|optimisation|everything"},
-    {ClaimKind::kDone, "completed|finished|done|concluded|wrapped ~1 the|this|my|our ~2 task|work|job|campaign|optimization|optimisation|optimizing|optimising"},
+    {ClaimKind::kDone,
+     "i|we am|are|have ~1 done|finished with|on ~2 "
+     "task|tasks|campaign|work|kernel|optimization|optimisation|everything"},
+    {ClaimKind::kDone,
+     "completed|finished|done|concluded|wrapped ~1 the|this|my|our ~2 "
+     "task|work|job|campaign|optimization|optimisation|optimizing|optimising"},
     {ClaimKind::kDone, "completed|finished|concluded optimizing|optimising"},
     {ClaimKind::kDone, "complete|completes ~2 the|this ~2 task|work|job|campaign|optimization|optimisation"},
     {ClaimKind::kDone, "goal|goals|target|targets ~3 met|reached|achieved|satisfied|attained|hit|holds"},
-    {ClaimKind::kDone, "meet|meets|met|satisfy|satisfies|satisfied|reached|reach|reaches|achieved|achieves|hit|hits ~3 goal|goals|target"},
+    {ClaimKind::kDone,
+     "meet|meets|met|satisfy|satisfies|satisfied|reached|reach|reaches|achieved|achieves|hit|hits ~3 "
+     "goal|goals|target"},
     {ClaimKind::kDone, "gate ~3 passes|passed|pass|green|met|holds|succeeds|exits"},
     {ClaimKind::kDone, "stop|stopping|calling|call here|now|it", true},
     {ClaimKind::kDone, "stop|stopping for now|today", true},
     {ClaimKind::kDone, "wrap|wraps|wrapping ~1 up|it", true},
-    {ClaimKind::kDone, "end|ending|ends|conclude|concluding|close|closing the|this|my ~1 session|campaign|work|task", true},
+    {ClaimKind::kDone, "end|ending|ends|conclude|concluding|close|closing the|this|my ~1 session|campaign|work|task",
+     true},
     {ClaimKind::kDone, "i|we am|are|will stop|stopping $", true},
     {ClaimKind::kDone, "i|we am|are|will stop|stopping at #", true},
     {ClaimKind::kDone, "done $"},
@@ -363,17 +385,19 @@ constexpr Cue kCues[] = {
 };
 
 // Inside a limit cue these make it a resource limit ("at the register limit"), which says nothing about speed.
-constexpr std::string_view kResourceWords[] = {"register",  "registers", "occupancy", "smem",   "capacity", "size",
-                                               "thread",    "threads",   "block",     "blocks", "grid",     "context",
-                                               "token",     "tokens",    "budget",    "time",   "rate",     "quota"};
+constexpr std::string_view kResourceWords[] = {"register", "registers", "occupancy", "smem",   "capacity", "size",
+                                               "thread",   "threads",   "block",     "blocks", "grid",     "context",
+                                               "token",    "tokens",    "budget",    "time",   "rate",     "quota"};
 // Right after a general-only cue these tie it to one change or one comparison.
 constexpr std::string_view kSpecificFollows[] = {"from", "over", "with", "since", "in", "on", "for", "after"};
 
-constexpr std::string_view kSpeedWords[] = {"faster", "further", "gain*", "speed*", "optimi*", "improv*",
-                                                          "goal",   "target",  "gap",   "headroom", "#",      "quicker",
-                                                          "peak",   "roofline", "limit", "ceiling"};
+constexpr std::string_view kSpeedWords[] = {"faster", "further",  "gain*", "speed*",   "optimi*", "improv*",
+                                            "goal",   "target",   "gap",   "headroom", "#",       "quicker",
+                                            "peak",   "roofline", "limit", "ceiling"};
 
-bool cue_is_standalone(const Cue& cue) { return cue.pattern.back() == '$' && cue.pattern.find(' ') == cue.pattern.size() - 2; }
+bool cue_is_standalone(const Cue& cue) {
+  return cue.pattern.back() == '$' && cue.pattern.find(' ') == cue.pattern.size() - 2;
+}
 
 // Matches `elements[e..]` against `clause[t..]`; on success `end` is one past the last matched token.
 bool match_from(const std::vector<Element>& elements, std::size_t e, std::span<const Token> clause, std::size_t t,
@@ -400,12 +424,12 @@ bool match_from(const std::vector<Element>& elements, std::size_t e, std::span<c
 // What step 5 needs of a sentence, gathered once so that reading stays linear in the message's length.
 struct SentenceFacts {
   static constexpr std::size_t kNever = static_cast<std::size_t>(-1);
-  std::size_t first_not_asserted = kNever;            // first word of kNotAsserted in the sentence
-  std::size_t first_not_asserted_but_will = kNever;   // the same, "will" not counted
-  std::vector<std::size_t> first_negation;            // per clause
-  std::vector<std::size_t> last_not_yet;              // per clause, kNever when none
-  std::vector<bool> speed_word;                       // per clause
-  std::vector<std::size_t> last_part_of;              // per clause: the "of" of the last "N of M", kNever when none
+  std::size_t first_not_asserted = kNever;           // first word of kNotAsserted in the sentence
+  std::size_t first_not_asserted_but_will = kNever;  // the same, "will" not counted
+  std::vector<std::size_t> first_negation;           // per clause
+  std::vector<std::size_t> last_not_yet;             // per clause, kNever when none
+  std::vector<bool> speed_word;                      // per clause
+  std::vector<std::size_t> last_part_of;             // per clause: the "of" of the last "N of M", kNever when none
 };
 
 SentenceFacts facts_of(const Sentence& s) {
@@ -426,7 +450,8 @@ SentenceFacts facts_of(const Sentence& s) {
     const bool so_far = w == "far" && i > 0 && s.tokens[i - 1].text == "so";
     if (in(w, kNotYet) || so_far) f.last_not_yet[c] = i;
     if (in(w, kSpeedWords)) f.speed_word[c] = true;
-    if (w == "of" && i > 0 && i + 1 < s.tokens.size() && s.tokens[i - 1].text == kNumber && s.tokens[i + 1].text == kNumber) {
+    if (w == "of" && i > 0 && i + 1 < s.tokens.size() && s.tokens[i - 1].text == kNumber &&
+        s.tokens[i + 1].text == kNumber) {
       f.last_part_of[c] = i;
     }
   }
@@ -439,7 +464,8 @@ bool asserted(const Cue& cue, const Sentence& s, const SentenceFacts& f, std::si
   const auto clause = static_cast<std::size_t>(s.tokens[begin].clause);
   if (f.first_negation[clause] < begin) return false;
   if ((cue.future_form ? f.first_not_asserted_but_will : f.first_not_asserted) < begin) return false;
-  if (begin > 0 && s.tokens[begin - 1].text == "to" && s.tokens[begin - 1].clause == s.tokens[begin].clause) return false;
+  if (begin > 0 && s.tokens[begin - 1].text == "to" && s.tokens[begin - 1].clause == s.tokens[begin].clause)
+    return false;
   if (f.last_not_yet[clause] != SentenceFacts::kNever && f.last_not_yet[clause] >= end) return false;
   if (f.last_part_of[clause] != SentenceFacts::kNever && f.last_part_of[clause] >= end) return false;  // "on 24 of 26"
   if (cue.kind == ClaimKind::kLimit) {

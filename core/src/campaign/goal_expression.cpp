@@ -87,7 +87,20 @@ std::string_view arithmetic_text(GoalArithmetic op) { return op == GoalArithmeti
 // Tokens
 
 enum class TokenKind {
-  kEnd, kNumber, kString, kIdentifier, kAnd, kOr, kNot, kTrue, kFalse, kOpen, kClose, kComma, kCompare, kArithmetic
+  kEnd,
+  kNumber,
+  kString,
+  kIdentifier,
+  kAnd,
+  kOr,
+  kNot,
+  kTrue,
+  kFalse,
+  kOpen,
+  kClose,
+  kComma,
+  kCompare,
+  kArithmetic
 };
 
 struct Token {
@@ -209,11 +222,16 @@ class Lexer {
     while (pos_ < text_.size() && is_identifier_char(text_[pos_])) ++pos_;
     const std::string_view word = text_.substr(current_.begin, pos_ - current_.begin);
     current_.end = pos_;
-    if (word == "and") current_.kind = TokenKind::kAnd;
-    else if (word == "or") current_.kind = TokenKind::kOr;
-    else if (word == "not") current_.kind = TokenKind::kNot;
-    else if (word == "true") current_.kind = TokenKind::kTrue;
-    else if (word == "false") current_.kind = TokenKind::kFalse;
+    if (word == "and")
+      current_.kind = TokenKind::kAnd;
+    else if (word == "or")
+      current_.kind = TokenKind::kOr;
+    else if (word == "not")
+      current_.kind = TokenKind::kNot;
+    else if (word == "true")
+      current_.kind = TokenKind::kTrue;
+    else if (word == "false")
+      current_.kind = TokenKind::kFalse;
     else {
       current_.kind = TokenKind::kIdentifier;
       current_.text = std::string(word);
@@ -350,8 +368,9 @@ class Parser {
       fail(nodes_[index].begin, "a quoted string can only be a function argument, as in ratio(\"H14\")");
     }
     if (nodes_[index].type != GoalType::kNumber) {
-      fail(nodes_[index].begin, fmt::format("'{}' needs numbers on both sides; {} is {}", arithmetic_text(op.arithmetic),
-                                            snippet(index), type_name(nodes_[index].type)));
+      fail(nodes_[index].begin,
+           fmt::format("'{}' needs numbers on both sides; {} is {}", arithmetic_text(op.arithmetic), snippet(index),
+                       type_name(nodes_[index].type)));
     }
   }
 
@@ -405,8 +424,8 @@ class Parser {
         --depth_;
         if (lexer_.peek().kind != TokenKind::kClose) {
           const auto [line, column] = position_of_offset(text_, open.begin);
-          fail(lexer_.peek().begin, fmt::format("expected ')' to close the '(' at {}:{}, got {}", line, column,
-                                                describe(lexer_.peek())));
+          fail(lexer_.peek().begin,
+               fmt::format("expected ')' to close the '(' at {}:{}, got {}", line, column, describe(lexer_.peek())));
         }
         // The span grows to the parentheses so a term's source reads exactly as written.
         nodes_[inner].begin = open.begin;
@@ -429,8 +448,7 @@ class Parser {
         node.name = std::move(name.text);
         return add(std::move(node));
       }
-      default:
-        fail(next.begin, fmt::format("expected a value, a name or '(', got {}", describe(next)));
+      default: fail(next.begin, fmt::format("expected a value, a name or '(', got {}", describe(next)));
     }
   }
 
@@ -451,8 +469,8 @@ class Parser {
         const TokenKind kind = lexer_.peek().kind;
         if (kind != TokenKind::kString && kind != TokenKind::kNumber && kind != TokenKind::kIdentifier &&
             kind != TokenKind::kTrue && kind != TokenKind::kFalse) {
-          fail(lexer_.peek().begin, fmt::format("expected a scenario id or name in double quotes, got {}",
-                                                describe(lexer_.peek())));
+          fail(lexer_.peek().begin,
+               fmt::format("expected a scenario id or name in double quotes, got {}", describe(lexer_.peek())));
         }
         arguments.push_back(lexer_.take());
         if (lexer_.peek().kind != TokenKind::kComma) break;
@@ -490,8 +508,8 @@ class Parser {
 
   void require_bool(std::size_t index, std::string_view keyword) const {
     if (nodes_[index].type != GoalType::kBool) {
-      fail(nodes_[index].begin, fmt::format("'{}' needs true or false on both sides; {} is {}", keyword,
-                                            snippet(index), type_name(nodes_[index].type)));
+      fail(nodes_[index].begin, fmt::format("'{}' needs true or false on both sides; {} is {}", keyword, snippet(index),
+                                            type_name(nodes_[index].type)));
     }
   }
 
@@ -764,8 +782,10 @@ class TermEvaluator {
         bool result = is_and, known = true;
         for (const std::size_t operand : node.operands) {
           const auto value = eval(operand);
-          if (!value) known = false;
-          else result = is_and ? (result && value->boolean) : (result || value->boolean);
+          if (!value)
+            known = false;
+          else
+            result = is_and ? (result && value->boolean) : (result || value->boolean);
         }
         if (!known) return std::nullopt;
         return Value{0, result};
@@ -943,8 +963,8 @@ Result<GoalExpression> parse_goal(std::string_view text) {
     return Parser(text).parse();
   } catch (const ParseFailure& failure) {
     const auto [line, column] = position_of_offset(text, failure.offset);
-    return make_error(fmt::format("goal:{}:{}: {}\n{}", line, column, failure.problem,
-                                  goal_caret_excerpt(text, failure.offset)));
+    return make_error(
+        fmt::format("goal:{}:{}: {}\n{}", line, column, failure.problem, goal_caret_excerpt(text, failure.offset)));
   } catch (const std::exception& e) {  // only allocation failure can land here; it must not escape a parse
     return make_error(fmt::format("goal: cannot parse: {}", e.what()));
   }
@@ -979,8 +999,10 @@ std::string goal_caret_excerpt(std::string_view text, std::size_t offset) {
 
   std::string caret = "  " + std::string(prefix.size(), ' ');
   for (std::size_t i = begin; i < std::min(offset, end); ++i) {
-    if (text[i] == '\t') caret += '\t';  // keep tabs so the caret lines up however the terminal expands them
-    else if (!is_continuation_byte(text[i])) caret += ' ';
+    if (text[i] == '\t')
+      caret += '\t';  // keep tabs so the caret lines up however the terminal expands them
+    else if (!is_continuation_byte(text[i]))
+      caret += ' ';
   }
   return fmt::format("  {}{}{}\n{}^", prefix, text.substr(begin, end - begin), suffix, caret);
 }
@@ -1030,8 +1052,8 @@ GoalVerdict evaluate_goal(const GoalExpression& goal, const nlohmann::json& reco
     }
     verdict.terms.push_back(std::move(term));
   }
-  verdict.holds = !verdict.terms.empty() && std::all_of(verdict.terms.begin(), verdict.terms.end(),
-                                                        [](const GoalTerm& t) { return t.holds; });
+  verdict.holds = !verdict.terms.empty() &&
+                  std::all_of(verdict.terms.begin(), verdict.terms.end(), [](const GoalTerm& t) { return t.holds; });
   return verdict;
 }
 

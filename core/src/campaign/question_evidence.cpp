@@ -131,7 +131,8 @@ json harvest_human_questions(const std::vector<CampaignLog>& logs, const std::st
       if (v.value("type", "") != "question" || v.value("source", "") != "human") continue;
       const std::string text = v.value("text", "");
       const auto words = words_of(text);
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return similarity(g.words, words) >= 0.6; });
+      auto it =
+          std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return similarity(g.words, words) >= 0.6; });
       if (it == groups.end()) {
         groups.push_back({{}, words, {}, {}});
         it = groups.end() - 1;
@@ -141,35 +142,43 @@ json harvest_human_questions(const std::vector<CampaignLog>& logs, const std::st
       it->events.insert(v.value("event", "stagnation"));
     }
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.texts.size() > b.texts.size(); });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.texts.size() > b.texts.size(); });
   json items = json::array();
   int n = 0;
   for (const auto& g : groups) {
     // The phrasing people used most often stands for the group; the others go to the notes.
     std::map<std::string, int> counts;
     for (const auto& t : g.texts) ++counts[t];
-    const auto top = std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    const auto top =
+        std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.second < b.second; });
     std::string variants;
     for (const auto& [t, c] : counts) {
       if (t != top->first) variants += fmt::format(" | {}", t);
     }
     json triggers = json::array();
     for (const auto& e : g.events) {
-      if (std::find(std::begin(kCampaignEvents), std::end(kCampaignEvents), e) != std::end(kCampaignEvents)) triggers.push_back(e);
+      if (std::find(std::begin(kCampaignEvents), std::end(kCampaignEvents), e) != std::end(kCampaignEvents))
+        triggers.push_back(e);
     }
     if (triggers.empty()) triggers.push_back("stagnation");
-    items.push_back({{"id", fmt::format("{}-{:03}", pack_id, ++n)},
-                     {"text", top->first},
-                     {"triggers", triggers},
-                     {"intent", "measure"},
-                     {"requires_other_implementation", false},
-                     {"provenance", "unverified"},
-                     {"notes", fmt::format("harvested: asked {} time(s) in {} campaign(s); check the intent{}", g.texts.size(),
-                                           g.campaigns.size(), variants.empty() ? "" : "; variants:" + variants)}});
+    items.push_back(
+        {{"id", fmt::format("{}-{:03}", pack_id, ++n)},
+         {"text", top->first},
+         {"triggers", triggers},
+         {"intent", "measure"},
+         {"requires_other_implementation", false},
+         {"provenance", "unverified"},
+         {"notes", fmt::format("harvested: asked {} time(s) in {} campaign(s); check the intent{}", g.texts.size(),
+                               g.campaigns.size(), variants.empty() ? "" : "; variants:" + variants)}});
   }
   return {{"format", "kseek.questions/1"},
-          {"pack", {{"id", pack_id}, {"version", "0.1.0"}, {"description", "Draft: questions people asked during campaigns"},
-                    {"architecture", nullptr}, {"license", "CC-BY-4.0"}}},
+          {"pack",
+           {{"id", pack_id},
+            {"version", "0.1.0"},
+            {"description", "Draft: questions people asked during campaigns"},
+            {"architecture", nullptr},
+            {"license", "CC-BY-4.0"}}},
           {"items", items}};
 }
 

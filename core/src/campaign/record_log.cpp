@@ -21,8 +21,7 @@ constexpr std::size_t kDigestChars = 64;
 constexpr std::size_t kExcerptChars = 80;
 
 Error io_error(std::string_view operation, const std::filesystem::path& log) {
-  return make_error(std::string(operation) + " of record log '" + log.string() + "' failed: " +
-                    std::strerror(errno));
+  return make_error(std::string(operation) + " of record log '" + log.string() + "' failed: " + std::strerror(errno));
 }
 
 // Closes the descriptor (which also releases its flock) on every path out of a function.
@@ -56,13 +55,11 @@ bool is_lower_hex(std::string_view text) {
 
 void classify_line(std::string_view line, std::size_t number, bool has_newline, LogContents& out) {
   auto damaged = [&](std::string reason) {
-    out.damaged.push_back(
-        DamagedLine{number, std::move(reason), std::string(line.substr(0, kExcerptChars))});
+    out.damaged.push_back(DamagedLine{number, std::move(reason), std::string(line.substr(0, kExcerptChars))});
   };
   if (!has_newline) return damaged("torn tail: last line has no terminating newline");
   if (line.empty()) return damaged("empty line");
-  if (line.size() < kDigestChars + 1 || line[kDigestChars] != ' ' ||
-      !is_lower_hex(line.substr(0, kDigestChars))) {
+  if (line.size() < kDigestChars + 1 || line[kDigestChars] != ' ' || !is_lower_hex(line.substr(0, kDigestChars))) {
     return damaged("malformed: expected '<64 hex sha256> <json>'");
   }
   const std::string_view digest = line.substr(0, kDigestChars);

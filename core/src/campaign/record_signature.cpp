@@ -71,7 +71,8 @@ fs::path campaign_key_dir() {
 std::string campaign_key_dir_origin() {
   if (is_set("KSEEK_KEY_DIR")) return "$KSEEK_KEY_DIR";
   if (is_set("XDG_STATE_HOME")) return "$XDG_STATE_HOME/kernelseek/campaign-keys; KSEEK_KEY_DIR is not set";
-  if (is_set("HOME")) return "$HOME/.local/state/kernelseek/campaign-keys; KSEEK_KEY_DIR and XDG_STATE_HOME are not set";
+  if (is_set("HOME"))
+    return "$HOME/.local/state/kernelseek/campaign-keys; KSEEK_KEY_DIR and XDG_STATE_HOME are not set";
   return "the temporary folder; KSEEK_KEY_DIR, XDG_STATE_HOME and HOME are not set";
 }
 
@@ -92,7 +93,8 @@ Result<CampaignKey> create_campaign_key(std::string_view campaign_id, const fs::
   ::chmod(folder.c_str(), 0700);
   const fs::path file = key_file_in(folder, campaign_id);
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return make_error(fmt::format("cannot create the campaign key {}: {}", file.string(), std::strerror(errno)));
+  if (fd < 0)
+    return make_error(fmt::format("cannot create the campaign key {}: {}", file.string(), std::strerror(errno)));
   const std::string key = random_hex(32);
   const bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
   ::close(fd);
@@ -111,13 +113,14 @@ Result<CampaignKey> load_campaign_key(std::string_view campaign_id, const fs::pa
   if (fs::exists(inside_file, ec)) return read_key(inside_file, KeyPlace::kCampaignFolder);
   // A process started with a trimmed environment (Codex gives stdio MCP servers HOME, PATH, USER and a few more)
   // looks in another folder than the `kseek init` that made the key: say where it looked and why.
-  return make_error(fmt::format("this campaign's signing key {} was not found: kseek looked in {} (from {}) and in the "
-                                "campaign's own {}. If the key is in another folder, start kseek with KSEEK_KEY_DIR "
-                                "set to it (kseek init writes the folder into .mcp.json and .codex/config.toml); a "
-                                "campaign copied from another machine can be read, but its records cannot be verified "
-                                "or extended here",
-                                user_file.filename().string(), user_file.parent_path().string(),
-                                campaign_key_dir_origin(), inside_file.parent_path().string()));
+  return make_error(
+      fmt::format("this campaign's signing key {} was not found: kseek looked in {} (from {}) and in the "
+                  "campaign's own {}. If the key is in another folder, start kseek with KSEEK_KEY_DIR "
+                  "set to it (kseek init writes the folder into .mcp.json and .codex/config.toml); a "
+                  "campaign copied from another machine can be read, but its records cannot be verified "
+                  "or extended here",
+                  user_file.filename().string(), user_file.parent_path().string(), campaign_key_dir_origin(),
+                  inside_file.parent_path().string()));
 }
 
 std::string record_signature(std::string_view key, const nlohmann::json& record) {
@@ -127,7 +130,8 @@ std::string record_signature(std::string_view key, const nlohmann::json& record)
   EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
   EVP_MAC_CTX* context = mac ? EVP_MAC_CTX_new(mac) : nullptr;
   char digest_name[] = "SHA256";
-  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0), OSSL_PARAM_construct_end()};
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
+                               OSSL_PARAM_construct_end()};
   std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
   std::size_t size = 0;
   const bool ok = context != nullptr &&

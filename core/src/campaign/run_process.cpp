@@ -30,7 +30,8 @@ Result<std::vector<std::string>> split_agent_command(std::string_view line) {
       in_word = false;
     } else if (c == '\'') {
       const std::size_t end = line.find('\'', i + 1);
-      if (end == std::string_view::npos) return make_error(fmt::format("agent command: unterminated ' at column {}", i + 1));
+      if (end == std::string_view::npos)
+        return make_error(fmt::format("agent command: unterminated ' at column {}", i + 1));
       word.append(line.substr(i + 1, end - i - 1));
       in_word = true;
       i = end;
@@ -60,7 +61,8 @@ namespace {
 
 std::string env_value(const std::vector<std::string>& environment, std::string_view key) {
   for (const auto& e : environment) {
-    if (e.size() > key.size() && e.compare(0, key.size(), key) == 0 && e[key.size()] == '=') return e.substr(key.size() + 1);
+    if (e.size() > key.size() && e.compare(0, key.size(), key) == 0 && e[key.size()] == '=')
+      return e.substr(key.size() + 1);
   }
   return "";
 }
@@ -75,7 +77,8 @@ Result<std::string> resolve_program(const std::string& program, const std::vecto
                                     const fs::path& working_directory) {
   if (program.find('/') != std::string::npos) {
     const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : working_directory / program;
-    if (!is_executable_file(p)) return make_error(fmt::format("the agent program {} is not an executable file", p.string()));
+    if (!is_executable_file(p))
+      return make_error(fmt::format("the agent program {} is not an executable file", p.string()));
     return p.string();
   }
   const std::string path = env_value(environment, "PATH");
@@ -118,7 +121,8 @@ Result<AgentProcess> AgentProcess::start(const AgentLaunch& launch) {
   const std::string output_path = launch.output_file.string();
   const std::string cwd = launch.working_directory.string();
   int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return make_error(fmt::format("cannot start {}: pipe: {}", *program, std::strerror(errno)));
+  if (::pipe2(report, O_CLOEXEC) != 0)
+    return make_error(fmt::format("cannot start {}: pipe: {}", *program, std::strerror(errno)));
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(report[0]);

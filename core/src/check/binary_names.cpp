@@ -33,8 +33,7 @@ std::string string_at(std::string_view table, std::uint64_t offset) {
 std::string demangle(const std::string& name) {
   if (name.rfind("_Z", 0) != 0) return name;
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
-                                             std::free);
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && out ? std::string(out.get()) : name;
 }
 
@@ -47,8 +46,7 @@ Result<std::vector<BinaryName>> cubin_names(std::string_view cubin) {
     return make_error("cubin is not a little-endian ELF64 file");
   }
   if (header.e_shentsize != sizeof(Elf64_Shdr)) {
-    return make_error(fmt::format("cubin section header size {}, expected {}", header.e_shentsize,
-                                  sizeof(Elf64_Shdr)));
+    return make_error(fmt::format("cubin section header size {}, expected {}", header.e_shentsize, sizeof(Elf64_Shdr)));
   }
   std::vector<Elf64_Shdr> sections(header.e_shnum);
   for (std::size_t i = 0; i < sections.size(); ++i) {

@@ -10,9 +10,7 @@ using nlohmann::json;
 
 namespace {
 
-ActionResult usage_error(const std::string& message) {
-  return {kExitUsage, {{"status", "ERROR"}, {"error", message}}};
-}
+ActionResult usage_error(const std::string& message) { return {kExitUsage, {{"status", "ERROR"}, {"error", message}}}; }
 
 // An outcome shown as its document with kExitOk, or its error as a usage error.
 template <class Outcome>

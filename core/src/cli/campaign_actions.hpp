@@ -34,7 +34,8 @@ struct CampaignEvalOptions {
 // The MCP `eval` tool: the campaign's candidate evaluated through the use case `kseek eval` uses, in this process
 // (builds and GPU work run in their own processes anyway), shown compactly: status, summary, per-scenario verdicts
 // and the campaign follow-up. Never parses another process's output.
-ActionResult campaign_eval(const GlobalOptions& options, const std::filesystem::path& dir, const CampaignEvalOptions& eval);
+ActionResult campaign_eval(const GlobalOptions& options, const std::filesystem::path& dir,
+                           const CampaignEvalOptions& eval);
 
 // Prints an evaluation's campaign follow-up for people (events, the question, the gate's unmet terms).
 void print_campaign_follow_up(const app::EvaluationFollowUp& follow_up);

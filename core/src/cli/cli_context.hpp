@@ -21,9 +21,9 @@ namespace kseek::cli {
 
 // Exit codes, documented in docs/user-guide.md.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitVerdict = 1;    // the candidate did not pass (compile error, violation, ...)
-inline constexpr int kExitUsage = 2;      // bad input: flag, file, plugin, scenario name
-inline constexpr int kExitNeedsGpu = 3;   // everything possible without a GPU was done; the rest needs one
+inline constexpr int kExitVerdict = 1;   // the candidate did not pass (compile error, violation, ...)
+inline constexpr int kExitUsage = 2;     // bad input: flag, file, plugin, scenario name
+inline constexpr int kExitNeedsGpu = 3;  // everything possible without a GPU was done; the rest needs one
 
 // The use cases' options (kseek/core/app/app_options.hpp) and how a command prints its result.
 struct GlobalOptions : app::AppOptions {

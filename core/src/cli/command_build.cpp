@@ -27,21 +27,21 @@ void print_violations(const CandidateBuild& build) {
 void print_build(const CandidateBuild& build, const std::filesystem::path& file, bool show_resources) {
   const auto& stages = build.compile.stages;
   const std::string where_the_time_went =
-      stages.processes == 0 ? std::string()
-                            : fmt::format(": front end {:.2f} s, ptxas {:.2f} s ({} at a time), link {:.2f} s",
-                                          stages.front_end_seconds, stages.ptxas_seconds, stages.processes,
-                                          stages.link_seconds);
+      stages.processes == 0
+          ? std::string()
+          : fmt::format(": front end {:.2f} s, ptxas {:.2f} s ({} at a time), link {:.2f} s", stages.front_end_seconds,
+                        stages.ptxas_seconds, stages.processes, stages.link_seconds);
   std::cout << fmt::format("{}: {} ({}, NVRTC {}, {}, {:.2f} s{})\n", file.string(), to_string(build.status),
-                           build.arch, build.compile.nvrtc_version,
-                           build.compile.cache_hit ? "cache hit" : "compiled", build.compile.seconds,
-                           where_the_time_went);
+                           build.arch, build.compile.nvrtc_version, build.compile.cache_hit ? "cache hit" : "compiled",
+                           build.compile.seconds, where_the_time_went);
   if (build.status == Status::kCompileError) {
     std::cout << "  " << build.message << "\n";
     // The message already states the first error (build_service): show its source line, not the error again.
     bool first = true;
     for (const auto& d : build.compile.diagnostics) {
       if (d.severity != "error") continue;
-      const bool stated = first && d.line > 0 && build.message.find(fmt::format("{}:{}:", d.file, d.line)) != std::string::npos;
+      const bool stated =
+          first && d.line > 0 && build.message.find(fmt::format("{}:{}:", d.file, d.line)) != std::string::npos;
       first = false;
       if (!stated) {
         std::cout << format_diagnostic(d) << "\n";
@@ -82,8 +82,8 @@ int run_build(const GlobalOptions& options, const BuildArgs& args, bool show_res
 
   BuildService service = make_build_service(options);
   SourceFile source{args.file.filename().string(), std::move(*text)};
-  const CandidateBuild build = service.build_and_check(make_compile_request(plugin, std::move(source), arch, *constraints),
-                                                       *constraints);
+  const CandidateBuild build =
+      service.build_and_check(make_compile_request(plugin, std::move(source), arch, *constraints), *constraints);
   for (const auto& note : service.notes()) std::cerr << "note: " << note << "\n";
   if (options.json) {
     auto j = to_json(build);

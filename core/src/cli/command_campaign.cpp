@@ -68,8 +68,8 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   }
   const CampaignConfig& config = outcome->config;
   std::cout << fmt::format("campaign created in {}\n", outcome->dir.string());
-  std::cout << fmt::format("  plugin {}  set {} ({} scenarios)  arch {}\n", config.plugin, config.set, outcome->scenarios,
-                           config.arch);
+  std::cout << fmt::format("  plugin {}  set {} ({} scenarios)  arch {}\n", config.plugin, config.set,
+                           outcome->scenarios, config.arch);
   std::cout << fmt::format("  goal   {}\n", config.goal);
   std::cout << fmt::format("  questions {} (packs: {})\n", config.questions ? "on" : "off (control campaign)",
                            fmt::join(config.packs, ", "));
@@ -78,8 +78,10 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
     std::cout << fmt::format("  installed pack {} left out: {} ({})\n", n.id, n.reason, n.file);
   }
   for (const auto& dir : config.plugin_dirs) std::cout << fmt::format("  plugin folder {} (recorded)\n", dir);
-  std::cout << fmt::format("  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md CONTRACT.md include/ .claude/ .codex/ .mcp.json\n",
-                           config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
+  std::cout << fmt::format(
+      "  candidate {} (a copy of {}), agent files AGENTS.md CLAUDE.md CONTRACT.md include/ .claude/ .codex/ "
+      ".mcp.json\n",
+      config.candidate, args.seed_file.empty() ? "the seed" : args.seed_file.string());
   for (const auto& k : outcome->kept_existing_files) std::cout << fmt::format("  kept your existing {}\n", k);
   std::cout << fmt::format("  signing key {}\n", outcome->key_file.string());
   if (outcome->key_place == KeyPlace::kCampaignFolder) std::cout << fmt::format("  note: {}\n", kKeyInCampaignNote);
@@ -88,7 +90,8 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
 }
 
 void print_status(const json& s) {
-  std::cout << fmt::format("campaign {}  ({} on {})\n", s.value("campaign", ""), s.value("plugin", ""), s.value("set", ""));
+  std::cout << fmt::format("campaign {}  ({} on {})\n", s.value("campaign", ""), s.value("plugin", ""),
+                           s.value("set", ""));
   std::cout << fmt::format("goal      {}\n", s.value("goal", ""));
   std::cout << fmt::format("evaluations {}", s.value("evaluations", 0));
   if (s.contains("best")) {
@@ -100,15 +103,17 @@ void print_status(const json& s) {
   std::cout << "\n";
   if (s.contains("latest")) {
     const auto& l = s["latest"];
-    std::cout << fmt::format("latest    evaluation {} at {}: {}{}{}\n", l.value("evaluation", 0), l.value("time", ""),
-                             l.value("all_passed", false) ? "all passed" : "not all passed",
-                             l["geomean"].is_number() ? fmt::format(", geomean {:.4f}", l["geomean"].get<double>()) : "",
-                             l.value("failing", "").empty() ? "" : " (" + l.value("failing", "") + ")");
+    std::cout << fmt::format(
+        "latest    evaluation {} at {}: {}{}{}\n", l.value("evaluation", 0), l.value("time", ""),
+        l.value("all_passed", false) ? "all passed" : "not all passed",
+        l["geomean"].is_number() ? fmt::format(", geomean {:.4f}", l["geomean"].get<double>()) : "",
+        l.value("failing", "").empty() ? "" : " (" + l.value("failing", "") + ")");
   }
   std::string trend;
   for (const auto& t : s.value("trend", json::array())) {
-    trend += t["geomean"].is_number() ? fmt::format(" {:.3f}{}", t["geomean"].get<double>(), t.value("all_passed", false) ? "" : "!")
-                                      : std::string(t.value("all_passed", false) ? " -" : " -!");
+    trend += t["geomean"].is_number()
+                 ? fmt::format(" {:.3f}{}", t["geomean"].get<double>(), t.value("all_passed", false) ? "" : "!")
+                 : std::string(t.value("all_passed", false) ? " -" : " -!");
   }
   if (!trend.empty()) std::cout << "trend    " << trend << "   (! = not all passed, - = untimed)\n";
   const auto& gate = s["gate"];
@@ -146,11 +151,14 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
     c->add_option("--plugin", args->plugin_id, "Plugin id, e.g. attention.fa3")->required();
     c->add_option("--seed", args->seed_file, "Start from this .cu instead of the plugin's seed");
     c->add_option("--set", args->set, "Scenario set (default: the plugin's default)");
-    c->add_option("--scenarios", args->scenarios, "Only these scenarios (ids or key=value names, ';'-separated)")->delimiter(';');
+    c->add_option("--scenarios", args->scenarios, "Only these scenarios (ids or key=value names, ';'-separated)")
+        ->delimiter(';');
     c->add_option("--goal", args->goal, "Goal expression (docs/goals.md)")->capture_default_str();
     c->add_option("--peer", args->peer, "Another implementation exists (name it): enables those questions");
-    c->add_option("--questions", args->questions, "on, or off for a control campaign without questions")->capture_default_str();
-    c->add_option("--packs", args->packs, "Question pack ids (default: built-in packs and the plugin's)")->delimiter(',');
+    c->add_option("--questions", args->questions, "on, or off for a control campaign without questions")
+        ->capture_default_str();
+    c->add_option("--packs", args->packs, "Question pack ids (default: built-in packs and the plugin's)")
+        ->delimiter(',');
     c->add_flag("--key-in-campaign", args->key_in_campaign,
                 "Keep the signing key in DIR/.kseek-key/ so it travels with the folder: signatures then guard against "
                 "accidents, not forgery (docs/campaigns.md)");
@@ -158,7 +166,8 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
   }
   auto dir = std::make_shared<fs::path>();
   auto add_dir = [dir](CLI::App* c) {
-    c->add_option("--campaign", *dir, "Campaign folder (default: the one holding the current folder)")->type_name("DIR");
+    c->add_option("--campaign", *dir, "Campaign folder (default: the one holding the current folder)")
+        ->type_name("DIR");
   };
   {
     auto* c = app.add_subcommand("status", "Where the campaign stands: geomeans, trend, unmet goal terms, open events");
@@ -179,18 +188,21 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
   {
     auto kind = std::make_shared<std::string>();
     auto text = std::make_shared<std::vector<std::string>>();
-    auto* c = app.add_subcommand("claim", "Record a claim: `limit TEXT` (a limit was hit) or `done TEXT` (the work is done)");
+    auto* c =
+        app.add_subcommand("claim", "Record a claim: `limit TEXT` (a limit was hit) or `done TEXT` (the work is done)");
     add_dir(c);
     c->add_option("KIND", *kind, "limit or done")->required();
     c->add_option("TEXT", *text, "What the claim rests on")->required();
     c->callback([&options, &exit_code, dir, kind, text] {
       std::string joined;
       for (const auto& t : *text) joined += (joined.empty() ? "" : " ") + t;
-      exit_code = render(options, campaign_claim(options, campaign_dir_or_cwd(*dir), *kind, joined, "cli"), [](const json& d) {
-        std::cout << fmt::format("claim recorded; goal {}\n", d["gate"].value("holds", false) ? "MET" : "not met");
-        for (const auto& u : d["gate"].value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
-        if (d["question"].is_object()) std::cout << "question: " << d["question"].value("text", "") << "\n";
-      });
+      exit_code =
+          render(options, campaign_claim(options, campaign_dir_or_cwd(*dir), *kind, joined, "cli"), [](const json& d) {
+            std::cout << fmt::format("claim recorded; goal {}\n", d["gate"].value("holds", false) ? "MET" : "not met");
+            for (const auto& u : d["gate"].value("unmet", json::array()))
+              std::cout << "  - " << u.get<std::string>() << "\n";
+            if (d["question"].is_object()) std::cout << "question: " << d["question"].value("text", "") << "\n";
+          });
     });
   }
   {
@@ -207,7 +219,8 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
     });
   }
   {
-    auto* c = app.add_subcommand("gate", "Exit 0 when the goal holds for the current candidate, else 1 with the unmet terms");
+    auto* c =
+        app.add_subcommand("gate", "Exit 0 when the goal holds for the current candidate, else 1 with the unmet terms");
     add_dir(c);
     c->callback([&options, &exit_code, dir] {
       exit_code = render(options, campaign_gate(options, campaign_dir_or_cwd(*dir), "cli"), [](const json& d) {
@@ -241,8 +254,9 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
         exit_code = fail(options, kExitUsage, "ERROR", "campaign.json 'goal': " + goal.error().message);
         return;
       }
-      auto appended = append_signed_record(d, "config", {{"config", to_json(*config)}, {"config_sha256", sha256_hex(*text)},
-                                                         {"reason", "accepted by a person"}});
+      auto appended = append_signed_record(
+          d, "config",
+          {{"config", to_json(*config)}, {"config_sha256", sha256_hex(*text)}, {"reason", "accepted by a person"}});
       if (!appended) {
         exit_code = fail(options, kExitUsage, "ERROR", appended.error().message);
         return;

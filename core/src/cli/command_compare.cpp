@@ -25,19 +25,26 @@ Result<EvaluationRecord> read_record(const std::filesystem::path& path) {
     return make_error(fmt::format("{}: not JSON ({})", path.string(), e.what()));
   }
   auto record = evaluation_record_from_json(doc);
-  if (!record) return make_error(fmt::format("{}: not an evaluation record: {}", path.string(), record.error().message));
+  if (!record)
+    return make_error(fmt::format("{}: not an evaluation record: {}", path.string(), record.error().message));
   return record;
 }
 
 nlohmann::json to_json(const RecordComparison& c) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& s : c.scenarios) {
-    nlohmann::json row = {{"scenario", s.scenario},         {"name", s.name},
-                          {"status_a", to_string(s.status_a)}, {"status_b", to_string(s.status_b)},
+    nlohmann::json row = {{"scenario", s.scenario},
+                          {"name", s.name},
+                          {"status_a", to_string(s.status_a)},
+                          {"status_b", to_string(s.status_b)},
                           {"timed", s.timed}};
     if (s.timed) {
-      row.update({{"candidate_ms_a", s.candidate_ms_a}, {"candidate_ms_b", s.candidate_ms_b}, {"speedup", s.speedup},
-                  {"seed_drift", s.seed_drift}, {"ratio_of_ratios", s.ratio_of_ratios}, {"low", s.low},
+      row.update({{"candidate_ms_a", s.candidate_ms_a},
+                  {"candidate_ms_b", s.candidate_ms_b},
+                  {"speedup", s.speedup},
+                  {"seed_drift", s.seed_drift},
+                  {"ratio_of_ratios", s.ratio_of_ratios},
+                  {"low", s.low},
                   {"high", s.high}});
     }
     rows.push_back(row);
@@ -81,9 +88,10 @@ int run_compare(const GlobalOptions& options, const CompareArgs& args) {
                              s.candidate_ms_b, s.speedup, s.seed_drift, s.ratio_of_ratios, s.low, s.high, mark);
   }
   if (c->timed > 0) {
-    std::cout << fmt::format("geomean over {} timed scenarios: B/A ratios {:.4f}, raw speedup {:.4f}; B faster on {}, "
-                             "slower on {} (95% intervals clear of 1)\n",
-                             c->timed, c->geomean_ratio_of_ratios, c->geomean_speedup, c->b_faster, c->b_slower);
+    std::cout << fmt::format(
+        "geomean over {} timed scenarios: B/A ratios {:.4f}, raw speedup {:.4f}; B faster on {}, "
+        "slower on {} (95% intervals clear of 1)\n",
+        c->timed, c->geomean_ratio_of_ratios, c->geomean_speedup, c->b_faster, c->b_slower);
   }
   if (!c->only_in_a.empty()) std::cout << "only in A: " << fmt::format("{}", fmt::join(c->only_in_a, ", ")) << "\n";
   if (!c->only_in_b.empty()) std::cout << "only in B: " << fmt::format("{}", fmt::join(c->only_in_b, ", ")) << "\n";
@@ -97,7 +105,9 @@ void register_compare_command(CLI::App& app, GlobalOptions& options, int& exit_c
   auto args = std::make_shared<CompareArgs>();
   auto* command = app.add_subcommand(
       "compare", "Compare two evaluation records scenario by scenario: is candidate B faster than candidate A?");
-  command->add_option("A", args->a, "The first record (kseek eval ... --out A.json)")->required()->check(CLI::ExistingFile);
+  command->add_option("A", args->a, "The first record (kseek eval ... --out A.json)")
+      ->required()
+      ->check(CLI::ExistingFile);
   command->add_option("B", args->b, "The second record")->required()->check(CLI::ExistingFile);
   command->callback([&options, &exit_code, args] { exit_code = run_compare(options, *args); });
 }

@@ -9,8 +9,9 @@
 namespace kseek::cli {
 
 void register_conform_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
-  auto* command = app.add_subcommand("conform", "Check a plugin against the conformance suite (names, sets, layouts, "
-                                                "packs, seed and device library builds)");
+  auto* command = app.add_subcommand("conform",
+                                     "Check a plugin against the conformance suite (names, sets, layouts, "
+                                     "packs, seed and device library builds)");
   auto plugin_id = std::make_shared<std::string>();
   command->add_option("--plugin", *plugin_id, "Plugin id, e.g. ops.residual_rmsnorm")->required();
   command->callback([&options, &exit_code, plugin_id] {
@@ -24,8 +25,8 @@ void register_conform_command(CLI::App& app, GlobalOptions& options, int& exit_c
     // Its own folder under the cache: conformance builds never evict or shadow an evaluation's entries.
     std::optional<BuildCache> cache;
     if (!options.no_cache) {
-      cache = BuildCache(conformance_cache_folder(options.cache_dir.empty() ? BuildCache::default_folder()
-                                                                            : options.cache_dir));
+      cache = BuildCache(
+          conformance_cache_folder(options.cache_dir.empty() ? BuildCache::default_folder() : options.cache_dir));
     }
     const auto checks = check_plugin_conformance(**loaded, cache);
     bool failed = false;
@@ -35,8 +36,10 @@ void register_conform_command(CLI::App& app, GlobalOptions& options, int& exit_c
     for (const auto& problem : registry.problems()) unloaded.push_back(problem.path.string() + ": " + problem.message);
     exit_code = failed ? kExitVerdict : kExitOk;
     if (options.json) {
-      nlohmann::json out = {{"status", failed ? "FAILED" : "PASSED"}, {"plugin", *plugin_id},
-                            {"library", (*loaded)->path.string()}, {"checks", nlohmann::json::array()},
+      nlohmann::json out = {{"status", failed ? "FAILED" : "PASSED"},
+                            {"plugin", *plugin_id},
+                            {"library", (*loaded)->path.string()},
+                            {"checks", nlohmann::json::array()},
                             {"libraries_not_loaded", unloaded}};
       for (const auto& check : checks) out["checks"].push_back(to_json(check));
       print_json(out);

@@ -8,8 +8,9 @@
 namespace kseek::cli {
 
 void register_contract_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
-  auto* command = app.add_subcommand("contract", "Print a plugin's contract: semantics, candidate ABI, constraints, "
-                                                 "tolerance, how to evaluate");
+  auto* command = app.add_subcommand("contract",
+                                     "Print a plugin's contract: semantics, candidate ABI, constraints, "
+                                     "tolerance, how to evaluate");
   struct Args {
     std::string plugin_id, set_name, arch;
   };

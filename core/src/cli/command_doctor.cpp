@@ -24,26 +24,29 @@ void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_co
     const auto cache = options.cache_dir.empty() ? BuildCache::default_folder() : options.cache_dir;
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : driver.gpus) {
-      gpus.push_back({{"ordinal", g.ordinal},
-                      {"name", g.name},
-                      {"compute_capability", fmt::format("{}.{}", g.compute_capability_major, g.compute_capability_minor)},
-                      {"memory_bytes", g.memory_bytes}});
+      gpus.push_back(
+          {{"ordinal", g.ordinal},
+           {"name", g.name},
+           {"compute_capability", fmt::format("{}.{}", g.compute_capability_major, g.compute_capability_minor)},
+           {"memory_bytes", g.memory_bytes}});
     }
     nlohmann::json folders = nlohmann::json::array();
     for (const auto& f : search) folders.push_back(f.string());
     if (options.json) {
-      print_json({{"status", "OK"},
-                  {"nvrtc_version", nvrtc_version()},
-                  {"nvrtc_archs", archs},
-                  {"toolkit_headers", toolkit ? nlohmann::json{{"include_dir", toolkit->include_dir.string()},
-                                                               {"cuda_version", toolkit->cuda_version},
-                                                               {"origin", toolkit->origin}, {"note", toolkit->note}}
-                                              : nlohmann::json()},
-                  {"driver", {{"available", driver.loaded}, {"version", driver.driver_version}, {"problem", driver.problem}}},
-                  {"gpus", gpus},
-                  {"plugin_search_path", folders},
-                  {"plugins_loaded", registry.plugins().size()},
-                  {"cache_dir", cache.string()}});
+      print_json(
+          {{"status", "OK"},
+           {"nvrtc_version", nvrtc_version()},
+           {"nvrtc_archs", archs},
+           {"toolkit_headers", toolkit ? nlohmann::json{{"include_dir", toolkit->include_dir.string()},
+                                                        {"cuda_version", toolkit->cuda_version},
+                                                        {"origin", toolkit->origin},
+                                                        {"note", toolkit->note}}
+                                       : nlohmann::json()},
+           {"driver", {{"available", driver.loaded}, {"version", driver.driver_version}, {"problem", driver.problem}}},
+           {"gpus", gpus},
+           {"plugin_search_path", folders},
+           {"plugins_loaded", registry.plugins().size()},
+           {"cache_dir", cache.string()}});
     } else {
       std::string arch_list;
       for (int a : archs) arch_list += fmt::format("{}sm_{}", arch_list.empty() ? "" : " ", a);
@@ -56,10 +59,12 @@ void register_doctor_command(CLI::App& app, GlobalOptions& options, int& exit_co
         std::cout << "CUDA headers none found: candidates cannot include cuda_bf16.h and friends (set CUDA_HOME)\n";
       }
       if (driver.loaded) {
-        std::cout << fmt::format("CUDA driver  {}.{}\n", driver.driver_version / 1000, (driver.driver_version % 1000) / 10);
+        std::cout << fmt::format("CUDA driver  {}.{}\n", driver.driver_version / 1000,
+                                 (driver.driver_version % 1000) / 10);
         for (const auto& g : driver.gpus) {
-          std::cout << fmt::format("GPU {}        {} (sm_{}{}, {:.0f} GiB)\n", g.ordinal, g.name, g.compute_capability_major,
-                                   g.compute_capability_minor, static_cast<double>(g.memory_bytes) / (1ull << 30));
+          std::cout << fmt::format("GPU {}        {} (sm_{}{}, {:.0f} GiB)\n", g.ordinal, g.name,
+                                   g.compute_capability_major, g.compute_capability_minor,
+                                   static_cast<double>(g.memory_bytes) / (1ull << 30));
         }
       } else {
         std::cout << "CUDA driver  none: " << driver.problem << "\n";

@@ -41,8 +41,16 @@ std::vector<std::string> table_row(const ScenarioOutcome& r) {
   }
   std::string detail = r.message.value_or("");
   if (detail.size() > 90) detail = detail.substr(0, 87) + "...";
-  return {r.scenario, std::string(to_string(r.status)), error, seed_ms, cand_ms, ratio, tflops, peak,
-          fmt::format("{:.1f}", r.wall_seconds.value_or(0.0)), detail};
+  return {r.scenario,
+          std::string(to_string(r.status)),
+          error,
+          seed_ms,
+          cand_ms,
+          ratio,
+          tflops,
+          peak,
+          fmt::format("{:.1f}", r.wall_seconds.value_or(0.0)),
+          detail};
 }
 
 // What `kseek eval` prints for people: builds, the GPU, the scenario table, the geomean, where the time went.
@@ -69,8 +77,10 @@ void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& t
                              env.driver_version.value_or(0), env.copy_bandwidth_bytes_per_second.value_or(0.0) / 1e12);
   }
   if (!args.settings.functional_arch.empty()) {
-    std::cout << fmt::format("functional run: every scenario built and run for {}; timings are not representative "
-                             "of the scenarios' own target\n", args.settings.functional_arch);
+    std::cout << fmt::format(
+        "functional run: every scenario built and run for {}; timings are not representative "
+        "of the scenarios' own target\n",
+        args.settings.functional_arch);
   }
   if (record.scenarios) {
     for (const auto& r : *record.scenarios) table.add_row(table_row(r));
@@ -78,9 +88,10 @@ void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& t
     // Whatever a worker printed (a candidate's device printf, the driver) never reaches this output; say it exists.
     for (const auto& r : *record.scenarios) {
       if (!r.worker_output) continue;
-      std::cout << fmt::format("{}: the GPU worker printed {} bytes (a candidate's printf?); {} kept in the record's "
-                               "worker_output\n", r.scenario, r.worker_output->bytes,
-                               r.worker_output->truncated ? "the first part is" : "all of it is");
+      std::cout << fmt::format(
+          "{}: the GPU worker printed {} bytes (a candidate's printf?); {} kept in the record's "
+          "worker_output\n",
+          r.scenario, r.worker_output->bytes, r.worker_output->truncated ? "the first part is" : "all of it is");
     }
   }
   if (record.summary && record.summary->geomean) {
@@ -109,7 +120,8 @@ int run_eval(const GlobalOptions& options, const EvalArgs& args) {
     live_progress = std::make_unique<EvalProgress>(std::cerr, stderr_progress_mode(options.json), start.scenarios);
   };
   const auto progress = [&](const nlohmann::json& r) {
-    if (auto outcome = scenario_outcome_from_json(r); outcome && live_progress) live_progress->scenario_finished(*outcome);
+    if (auto outcome = scenario_outcome_from_json(r); outcome && live_progress)
+      live_progress->scenario_finished(*outcome);
   };
   const app::EvaluationOutcome outcome = app::run_evaluation(options, args, started, progress);
   if (live_progress) live_progress->finish();
@@ -143,30 +155,44 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
   command->add_option("--campaign", args->campaign_dir, "Campaign folder (default: the one holding the current folder)")
       ->type_name("DIR");
   command->add_option("--set", args->set_name, "Scenario set (default: the plugin's default)");
-  command->add_option("--scenarios,--scenario", args->scenario_ids,
-                      "Scenario ids of the set, or key=value names of any configuration, separated by ';'")
+  command
+      ->add_option("--scenarios,--scenario", args->scenario_ids,
+                   "Scenario ids of the set, or key=value names of any configuration, separated by ';'")
       ->delimiter(';');
   command->add_option("--constraints", args->constraints_file, "JSON file overriding the plugin's constraints");
   command->add_option("--out", args->out_file, "Write the JSON record to this file (atomically)");
   command->add_option("--device", args->settings.device, "GPU ordinal")->capture_default_str();
-  command->add_option("--gpus", args->gpus, "Run on several GPUs at once: 'all' or ordinals such as 0,1 (one worker "
-                                            "per GPU, largest scenarios first)")->type_name("all|0,1,...");
-  command->add_option("--shard", args->shard, "Evaluate only part I of N of the scenarios (cost-balanced split); "
-                                              "needs --input-seed; combine the parts with kseek merge")->type_name("I/N");
+  command
+      ->add_option("--gpus", args->gpus,
+                   "Run on several GPUs at once: 'all' or ordinals such as 0,1 (one worker "
+                   "per GPU, largest scenarios first)")
+      ->type_name("all|0,1,...");
+  command
+      ->add_option("--shard", args->shard,
+                   "Evaluate only part I of N of the scenarios (cost-balanced split); "
+                   "needs --input-seed; combine the parts with kseek merge")
+      ->type_name("I/N");
   command->add_flag("--correctness-only", args->correctness_only, "Check correctness, skip timing");
-  command->add_option("--target-ci", args->settings.sampling.target_relative_half_width,
-                      "Stop sampling when the ratio's 95% interval is within this relative half-width")
+  command
+      ->add_option("--target-ci", args->settings.sampling.target_relative_half_width,
+                   "Stop sampling when the ratio's 95% interval is within this relative half-width")
       ->capture_default_str();
-  command->add_option("--min-rounds", args->settings.sampling.min_rounds, "Timed rounds always measured")->capture_default_str();
-  command->add_option("--max-rounds", args->settings.sampling.max_rounds, "Timed rounds at most")->capture_default_str();
-  command->add_option("--time-budget", args->settings.sampling.time_budget_seconds,
-                      "Seconds of timed rounds per scenario at most")->capture_default_str();
-  command->add_option("--scenario-timeout", args->settings.scenario_timeout_seconds,
-                      "Watchdog: seconds a scenario may take beyond its time budget before the worker is killed")
+  command->add_option("--min-rounds", args->settings.sampling.min_rounds, "Timed rounds always measured")
       ->capture_default_str();
-  command->add_option("--functional-arch", args->settings.functional_arch,
-                      "Build and run every scenario for this arch (e.g. sm_90a) to check correctness on another GPU "
-                      "generation; timings are marked not representative")
+  command->add_option("--max-rounds", args->settings.sampling.max_rounds, "Timed rounds at most")
+      ->capture_default_str();
+  command
+      ->add_option("--time-budget", args->settings.sampling.time_budget_seconds,
+                   "Seconds of timed rounds per scenario at most")
+      ->capture_default_str();
+  command
+      ->add_option("--scenario-timeout", args->settings.scenario_timeout_seconds,
+                   "Watchdog: seconds a scenario may take beyond its time budget before the worker is killed")
+      ->capture_default_str();
+  command
+      ->add_option("--functional-arch", args->settings.functional_arch,
+                   "Build and run every scenario for this arch (e.g. sm_90a) to check correctness on another GPU "
+                   "generation; timings are marked not representative")
       ->type_name("ARCH");
   command->add_option("--input-seed", args->settings.input_seed,
                       "Seed of the random inputs (default: drawn and recorded)");
@@ -176,8 +202,9 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
       ->add_option_function<std::string>("--seed",
                                          [](const std::string&) {
                                            throw CLI::ValidationError(
-                                               "--seed", "kseek eval takes the input seed as --input-seed N (--seed "
-                                                         "names a starting kernel file, in kseek init only)");
+                                               "--seed",
+                                               "kseek eval takes the input seed as --input-seed N (--seed "
+                                               "names a starting kernel file, in kseek init only)");
                                          })
       ->group("");
   command->callback([&options, &exit_code, args] { exit_code = run_eval(options, *args); });

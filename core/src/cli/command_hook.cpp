@@ -19,8 +19,8 @@
 #include <sstream>
 #include <thread>
 
-#include "kseek/core/app/campaign_use_cases.hpp"
 #include "commands.hpp"
+#include "kseek/core/app/campaign_use_cases.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/campaign/claim_classifier.hpp"
@@ -34,10 +34,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxHookInput = 4 << 20;  // a host sends a few kB; anything larger is refused, never trusted
+constexpr std::size_t kMaxHookInput = 4 << 20;   // a host sends a few kB; anything larger is refused, never trusted
 constexpr std::size_t kMaxDrained = 256u << 20;  // read (and drop) this much of an oversized input, then stop reading
-constexpr std::size_t kMaxReason = 6000;        // hosts move longer texts to files; keep the reason inline
-constexpr double kDefaultStopDeadline = 60.0;   // seconds; kseek registers the Stop hook with a 120 s host timeout
+constexpr std::size_t kMaxReason = 6000;         // hosts move longer texts to files; keep the reason inline
+constexpr double kDefaultStopDeadline = 60.0;    // seconds; kseek registers the Stop hook with a 120 s host timeout
 // The session key of blocks answered to a payload without a usable session_id: they share one budget.
 constexpr const char* kMalformedSession = "(malformed hook input)";
 
@@ -68,14 +68,16 @@ HookInput read_hook_input() {
     if (total <= kMaxHookInput) text.append(buffer, static_cast<std::size_t>(n));
     if (total > kMaxDrained) break;
   }
-  if (read_failed) return {json::object(), fmt::format("the hook input could not be read from stdin: {}", std::strerror(errno))};
+  if (read_failed)
+    return {json::object(), fmt::format("the hook input could not be read from stdin: {}", std::strerror(errno))};
   if (total > kMaxHookInput) {
     return {json::object(), fmt::format("the hook input is {}{} bytes, over the {} MiB limit (a host sends a few kB)",
                                         total > kMaxDrained ? "more than " : "", total, kMaxHookInput >> 20)};
   }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return {json::object(), fmt::format("the hook input is not JSON ({} bytes)", text.size())};
-  if (!j.is_object()) return {json::object(), fmt::format("the hook input is not a JSON object (it is {})", j.type_name())};
+  if (!j.is_object())
+    return {json::object(), fmt::format("the hook input is not a JSON object (it is {})", j.type_name())};
   return {std::move(j), ""};
 }
 
@@ -95,8 +97,8 @@ std::string clip(std::string text, std::size_t limit = kMaxReason) {
 // Never throws: a byte sequence that is not UTF-8 is replaced, not an exception on the way out.
 std::string dump_json(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-void log_hook(const Campaign& campaign, const std::string& hook, const std::string& session, const std::string& decision,
-              const std::string& reason) {
+void log_hook(const Campaign& campaign, const std::string& hook, const std::string& session,
+              const std::string& decision, const std::string& reason) {
   (void)campaign.append("hook", {{"hook", hook}, {"session_id", session}, {"decision", decision}, {"reason", reason}});
 }
 
@@ -147,11 +149,14 @@ class StopAnswer {
       const auto deadline = std::chrono::duration<double>(deadline_seconds);
       if (done_cv_.wait_for(lock, deadline, [this] { return finished_; })) return;
       if (claimed_.exchange(true)) return;
-      const std::string why = fmt::format("kseek: the stop gate reached no decision within {:.0f} s (the campaign is "
-                                          "locked by another process, or its file system stalls), so this stop was not "
-                                          "checked", deadline_seconds);
+      const std::string why = fmt::format(
+          "kseek: the stop gate reached no decision within {:.0f} s (the campaign is "
+          "locked by another process, or its file system stalls), so this stop was not "
+          "checked",
+          deadline_seconds);
       std::cerr << "kseek hook stop: " << why << "\n";
-      write_all_stdout(stop_reply_text({true, why + ". Stopping stays blocked; a person should look at the campaign.", why}));
+      write_all_stdout(
+          stop_reply_text({true, why + ". Stopping stays blocked; a person should look at the campaign.", why}));
       std::_Exit(kExitOk);
     });
   }
@@ -178,7 +183,7 @@ class StopAnswer {
 
 // Where a stop was being decided, for the answers given when it could not be.
 struct StopContext {
-  fs::path dir;                          // the campaign folder (or where one was expected); empty: unknown
+  fs::path dir;  // the campaign folder (or where one was expected); empty: unknown
   std::string session = kMalformedSession;
 };
 
@@ -192,7 +197,8 @@ Result<int> fallback_blocks(const StopContext& ctx, bool add) {
   const std::string where = ctx.dir.empty() ? std::string("(unknown campaign)") : ctx.dir.string();
   const fs::path file = folder / (sha256_hex(where).substr(0, 32) + ".json");
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return make_error(fmt::format("cannot open the stop-block counter {}: {}", file.string(), std::strerror(errno)));
+  if (fd < 0)
+    return make_error(fmt::format("cannot open the stop-block counter {}: {}", file.string(), std::strerror(errno)));
   std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* p) {
     ::close(*p);  // also releases the flock
     delete p;
@@ -202,11 +208,14 @@ Result<int> fallback_blocks(const StopContext& ctx, bool add) {
   }
   std::string text;
   char buffer[4096];
-  for (ssize_t n; (n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(text.size()))) > 0;) text.append(buffer, n);
+  for (ssize_t n; (n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(text.size()))) > 0;)
+    text.append(buffer, n);
   json j = json::parse(text, nullptr, false);
-  if (!j.is_object() || !j.contains("sessions") || !j["sessions"].is_object()) j = {{"campaign", where}, {"sessions", json::object()}};
+  if (!j.is_object() || !j.contains("sessions") || !j["sessions"].is_object())
+    j = {{"campaign", where}, {"sessions", json::object()}};
   const json& seen = j["sessions"].contains(ctx.session) ? j["sessions"][ctx.session] : json();
-  int blocks = seen.is_number_unsigned() ? static_cast<int>(std::min<std::uint64_t>(seen.get<std::uint64_t>(), 1u << 30)) : 0;
+  int blocks =
+      seen.is_number_unsigned() ? static_cast<int>(std::min<std::uint64_t>(seen.get<std::uint64_t>(), 1u << 30)) : 0;
   if (add) {
     j["sessions"][ctx.session] = ++blocks;
     const std::string out = dump_json(j) + "\n";
@@ -219,7 +228,8 @@ Result<int> fallback_blocks(const StopContext& ctx, bool add) {
 }
 
 // Appends a hook record to the log in `dir` when it still has its init record (a log that is gone is not restarted).
-void log_where_possible(const fs::path& dir, const std::string& session, const std::string& decision, const std::string& reason) {
+void log_where_possible(const fs::path& dir, const std::string& session, const std::string& decision,
+                        const std::string& reason) {
   const fs::path log_file = dir / ".kseek" / "log.jsonl";
   auto log = read_records(log_file);
   if (!log) return;
@@ -227,7 +237,8 @@ void log_where_possible(const fs::path& dir, const std::string& session, const s
     return r.value.is_object() && r.value.contains("type") && r.value["type"] == "init";
   });
   if (!has_init) return;
-  (void)append_signed_record(dir, "hook", {{"hook", "stop"}, {"session_id", session}, {"decision", decision}, {"reason", clip(reason)}});
+  (void)append_signed_record(
+      dir, "hook", {{"hook", "stop"}, {"session_id", session}, {"decision", decision}, {"reason", clip(reason)}});
 }
 
 // The stop cannot be checked (`problem`): block, within the budget, saying what a person must do.
@@ -235,8 +246,10 @@ StopReply unverifiable_stop(const StopContext& ctx, const std::string& problem, 
   std::cerr << "kseek hook stop: " << problem << "\n";
   auto counted = fallback_blocks(ctx, false);
   if (counted && *counted >= budget) {
-    const std::string why = fmt::format("kseek: stop allowed after {} blocks in this session (budget {}) although it "
-                                        "could not be checked: {}", *counted, budget, problem);
+    const std::string why = fmt::format(
+        "kseek: stop allowed after {} blocks in this session (budget {}) although it "
+        "could not be checked: {}",
+        *counted, budget, problem);
     log_where_possible(ctx.dir, ctx.session, "allow", why);
     return {false, "", why + " " + to_do};
   }
@@ -246,9 +259,11 @@ StopReply unverifiable_stop(const StopContext& ctx, const std::string& problem, 
     std::cerr << "kseek hook stop: " << added.error().message << "\n";
     uncounted = " (this block could not be counted: " + added.error().message + ")";
   }
-  const std::string reason = fmt::format("kseek: this stop cannot be checked: {}\nWhat a person must do: {}\nStopping "
-                                         "stays blocked until the campaign can be checked again (block {} of {} in this "
-                                         "session{}).", problem, to_do, added ? *added : 0, budget, uncounted);
+  const std::string reason = fmt::format(
+      "kseek: this stop cannot be checked: {}\nWhat a person must do: {}\nStopping "
+      "stays blocked until the campaign can be checked again (block {} of {} in this "
+      "session{}).",
+      problem, to_do, added ? *added : 0, budget, uncounted);
   log_where_possible(ctx.dir, ctx.session, "block", reason);
   return {true, reason, "kseek: the stop gate cannot check this campaign: " + problem + " " + to_do};
 }
@@ -292,16 +307,19 @@ std::string stop_payload_problem(const json& in, std::string& session, std::opti
 void injected_fault() {
   const char* testing = std::getenv("KSEEK_TESTING");
   const char* fault = std::getenv("KSEEK_TESTING_STOP_FAULT");
-  if (testing != nullptr && std::string_view(testing) == "1" && fault != nullptr && std::string_view(fault) == "throw") {
+  if (testing != nullptr && std::string_view(testing) == "1" && fault != nullptr &&
+      std::string_view(fault) == "throw") {
     throw std::runtime_error("a fault injected by KSEEK_TESTING_STOP_FAULT=throw");
   }
 }
 
 // What a person does about a campaign whose config, log or state folder was changed or deleted.
 std::string repair_campaign(const fs::path& dir) {
-  return fmt::format("a person must restore what was changed or deleted (campaign.json, .kseek/log.jsonl, .kseek/) from "
-                     "a backup, or, if a person changed campaign.json on purpose, accept it with `kseek reconfigure "
-                     "--campaign {}`; `kseek status --campaign {}` names the damage.", dir.string(), dir.string());
+  return fmt::format(
+      "a person must restore what was changed or deleted (campaign.json, .kseek/log.jsonl, .kseek/) from "
+      "a backup, or, if a person changed campaign.json on purpose, accept it with `kseek reconfigure "
+      "--campaign {}`; `kseek status --campaign {}` names the damage.",
+      dir.string(), dir.string());
 }
 
 StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const HookInput& input, StopContext& ctx) {
@@ -314,13 +332,16 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
   const std::string payload_note = problem.empty() ? "" : " The host sent malformed hook input (" + problem + ").";
 
   const std::string cwd = text_or(input.value, "cwd", "");
-  const fs::path start = !args.campaign_dir.empty() ? args.campaign_dir : (!cwd.empty() ? fs::path(cwd) : fs::current_path());
+  const fs::path start =
+      !args.campaign_dir.empty() ? args.campaign_dir : (!cwd.empty() ? fs::path(cwd) : fs::current_path());
   ctx.dir = fs::absolute(start).lexically_normal();
   const auto root = campaign_root(start);
   if (!root && args.campaign_dir.empty()) {
     // Outside any campaign: not a session kseek gates. The person is told; nothing reads as a decision.
-    const std::string why = fmt::format("kseek: no campaign at {} (no campaign.json or .kseek/ there or above): this "
-                                        "stop was not checked.{}", ctx.dir.string(), payload_note);
+    const std::string why = fmt::format(
+        "kseek: no campaign at {} (no campaign.json or .kseek/ there or above): this "
+        "stop was not checked.{}",
+        ctx.dir.string(), payload_note);
     std::cerr << "kseek hook stop: " << why << "\n";
     return {false, "", why};
   }
@@ -328,25 +349,30 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
     // Registered for a campaign folder that holds no campaign any more: deleting the folder is no way out.
     return unverifiable_stop(ctx,
                              fmt::format("the campaign folder {} this hook was registered for is gone (no "
-                                         "campaign.json or .kseek/ there).{}", ctx.dir.string(), payload_note),
+                                         "campaign.json or .kseek/ there).{}",
+                                         ctx.dir.string(), payload_note),
                              "Restore the folder; if the campaign was ended on purpose, end this agent session and "
                              "start the agent without kseek's hooks.",
                              CampaignThresholds{}.hook_block_budget);
   }
   ctx.dir = *root;
   if (!fs::exists(*root / "campaign.json")) {
-    return unverifiable_stop(ctx, fmt::format("{} is missing (its log is still in .kseek/).{}",
-                                              (*root / "campaign.json").string(), payload_note),
-                             repair_campaign(*root), accepted_block_budget(*root));
+    return unverifiable_stop(
+        ctx,
+        fmt::format("{} is missing (its log is still in .kseek/).{}", (*root / "campaign.json").string(), payload_note),
+        repair_campaign(*root), accepted_block_budget(*root));
   }
   auto campaign = Campaign::open(*root, false);
   if (!campaign) {
-    return unverifiable_stop(ctx, campaign.error().message + payload_note, repair_campaign(*root), accepted_block_budget(*root));
+    return unverifiable_stop(ctx, campaign.error().message + payload_note, repair_campaign(*root),
+                             accepted_block_budget(*root));
   }
   // Claims, the count of this session's blocks and the block's own record are one step: a second stop of the
   // same session waits here.
   auto held = campaign->lock();
-  if (!held) return unverifiable_stop(ctx, held.error().message + payload_note, repair_campaign(*root), accepted_block_budget(*root));
+  if (!held)
+    return unverifiable_stop(ctx, held.error().message + payload_note, repair_campaign(*root),
+                             accepted_block_budget(*root));
   injected_fault();
 
   std::string claim;
@@ -355,11 +381,13 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
     if (reading.kind != ClaimKind::kNone) claim = std::string(claim_kind_name(reading.kind));
     if (!claim.empty()) {
       (void)app::campaign_claim(options, campaign->dir(), claim, message->size() > 400 ? clip(*message, 400) : *message,
-                           "hook:stop");
+                                "hook:stop");
     }
   }
   auto log = campaign->read_log();
-  if (!log) return unverifiable_stop(ctx, log.error().message + payload_note, repair_campaign(*root), accepted_block_budget(*root));
+  if (!log)
+    return unverifiable_stop(ctx, log.error().message + payload_note, repair_campaign(*root),
+                             accepted_block_budget(*root));
   const GateResult gate = compute_gate(*campaign, *log);
   if (gate.holds) {
     log_hook(*campaign, "stop", ctx.session, "allow", "the goal holds for the current candidate");
@@ -384,8 +412,10 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
   if (auto outside = fallback_blocks(ctx, false)) blocks += *outside;
   const int budget = campaign->config().thresholds.hook_block_budget;
   if (blocks >= budget) {
-    const std::string why = fmt::format("stop allowed after {} blocks in this session (budget {}); the goal is still "
-                                        "unmet", blocks, budget);
+    const std::string why = fmt::format(
+        "stop allowed after {} blocks in this session (budget {}); the goal is still "
+        "unmet",
+        blocks, budget);
     log_hook(*campaign, "stop", ctx.session, "allow", why);
     return {false, "", "kseek: " + why + payload_note};
   }
@@ -418,9 +448,11 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
   reason << "Make progress with a measurement or a change and run `kseek eval`; `kseek status` shows where the "
             "campaign stands.";
   const std::string text = clip(reason.str());
-  StopReply reply{true, text, payload_note.empty() ? "" : "kseek: the stop gate blocked a stop on malformed hook input: " + problem};
-  if (auto logged = campaign->append("hook", {{"hook", "stop"}, {"session_id", ctx.session}, {"decision", "block"},
-                                              {"reason", text}});
+  StopReply reply{
+      true, text,
+      payload_note.empty() ? "" : "kseek: the stop gate blocked a stop on malformed hook input: " + problem};
+  if (auto logged = campaign->append(
+          "hook", {{"hook", "stop"}, {"session_id", ctx.session}, {"decision", "block"}, {"reason", text}});
       !logged) {
     // Counted outside the log instead, so the budget still ends a loop; the person learns the log is not writable.
     std::cerr << "kseek hook stop: " << logged.error().message << "\n";
@@ -459,7 +491,8 @@ int hook_session_start(const GlobalOptions& options, const HookArgs& args) {
   const HookInput input = read_hook_input();
   if (!input.problem.empty()) std::cerr << "kseek hook session-start: malformed hook input: " << input.problem << "\n";
   const std::string session = text_or(input.value, "session_id", "unknown-session");
-  auto campaign = Campaign::open(args.campaign_dir.empty() ? fs::path(text_or(input.value, "cwd", ".")) : args.campaign_dir);
+  auto campaign =
+      Campaign::open(args.campaign_dir.empty() ? fs::path(text_or(input.value, "cwd", ".")) : args.campaign_dir);
   if (!campaign) {
     std::cerr << "kseek hook session-start: " << campaign.error().message << "\n";
     return kExitOk;
@@ -468,18 +501,20 @@ int hook_session_start(const GlobalOptions& options, const HookArgs& args) {
   auto asked = app::campaign_ask(options, campaign->dir(), "", "hook:session-start");
   std::ostringstream text;
   text << "kseek campaign: optimise " << campaign->config().candidate << " for " << campaign->config().plugin
-       << " on the scenario set " << campaign->config().set << ".\nGoal (computed by `kseek gate`): "
-       << campaign->config().goal << "\n";
+       << " on the scenario set " << campaign->config().set
+       << ".\nGoal (computed by `kseek gate`): " << campaign->config().goal << "\n";
   const json s = status ? *status : json::object();  // a status that could not be read says nothing
   if (s.contains("latest")) {
     text << fmt::format("Latest evaluation {}: {}", s["latest"].value("evaluation", 0),
                         s["latest"].value("all_passed", false) ? "all scenarios passed" : "not all scenarios passed");
-    if (s["latest"]["geomean"].is_number()) text << fmt::format(", geomean {:.4f}", s["latest"]["geomean"].get<double>());
+    if (s["latest"]["geomean"].is_number())
+      text << fmt::format(", geomean {:.4f}", s["latest"]["geomean"].get<double>());
     text << ".\n";
   } else {
     text << "No evaluation yet: `kseek eval` measures the candidate against the seed.\n";
   }
-  for (const auto& u : s.value("gate", json::object()).value("unmet", json::array())) text << "Unmet: " << u.get<std::string>() << "\n";
+  for (const auto& u : s.value("gate", json::object()).value("unmet", json::array()))
+    text << "Unmet: " << u.get<std::string>() << "\n";
   if (asked && asked->question) text << "Question: " << asked->question->chosen.text << "\n";
   log_hook(*campaign, "session-start", session, "inject", "goal, status and a question");
   print_context("SessionStart", text.str());
@@ -490,7 +525,8 @@ int hook_post_tool(const GlobalOptions& options, const HookArgs& args) {
   const HookInput input = read_hook_input();
   if (!input.problem.empty()) std::cerr << "kseek hook post-tool: malformed hook input: " << input.problem << "\n";
   const std::string session = text_or(input.value, "session_id", "unknown-session");
-  auto campaign = Campaign::open(args.campaign_dir.empty() ? fs::path(text_or(input.value, "cwd", ".")) : args.campaign_dir);
+  auto campaign =
+      Campaign::open(args.campaign_dir.empty() ? fs::path(text_or(input.value, "cwd", ".")) : args.campaign_dir);
   if (!campaign) return kExitOk;  // not our campaign: say nothing
   // What was injected last and this injection are one step: hooks of parallel tool calls fire together.
   auto held = campaign->lock();
@@ -529,16 +565,20 @@ int hook_post_tool(const GlobalOptions& options, const HookArgs& args) {
 
 void register_hook_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
   auto args = std::make_shared<HookArgs>();
-  auto* hook = app.add_subcommand("hook", "Agent-host hooks: stop (the gate), session-start, post-tool (stdin: the host's JSON)");
+  auto* hook = app.add_subcommand(
+      "hook", "Agent-host hooks: stop (the gate), session-start, post-tool (stdin: the host's JSON)");
   hook->require_subcommand(1);
   auto add = [&](const char* name, const char* help, int (*fn)(const GlobalOptions&, const HookArgs&)) {
     auto* c = hook->add_subcommand(name, help);
-    c->add_option("--host", args->host, "claude or codex")->check(CLI::IsMember({"claude", "codex"}))->capture_default_str();
+    c->add_option("--host", args->host, "claude or codex")
+        ->check(CLI::IsMember({"claude", "codex"}))
+        ->capture_default_str();
     c->add_option("--campaign", args->campaign_dir, "Campaign folder (default: the host's cwd)")->type_name("DIR");
     const bool is_stop = std::string_view(name) == "stop";
     if (is_stop) {
-      c->add_option("--deadline", args->deadline, "Answer with a block when no decision is reached within this many "
-                                                  "seconds (keep it below the host's hook timeout)")
+      c->add_option("--deadline", args->deadline,
+                    "Answer with a block when no decision is reached within this many "
+                    "seconds (keep it below the host's hook timeout)")
           ->check(CLI::Range(0.1, 3600.0))
           ->capture_default_str();
     }
@@ -560,7 +600,8 @@ void register_hook_command(CLI::App& app, GlobalOptions& options, int& exit_code
   };
   add("stop", "Block the stop unless the goal holds for the current candidate (per-session block budget)", hook_stop);
   add("session-start", "Inject the goal, the status and a start question", hook_session_start);
-  add("post-tool", "Inject the question an evaluation or claim just raised, or a person's steering question", hook_post_tool);
+  add("post-tool", "Inject the question an evaluation or claim just raised, or a person's steering question",
+      hook_post_tool);
 }
 
 }  // namespace kseek::cli

@@ -44,8 +44,8 @@ mcp::ToolResult to_tool_result(const std::string& verb, const ActionResult& acti
       headline += fmt::format(": {}", message->get<std::string>());
     }
   }
-  result.text = (headline.empty() ? "" : headline + "\n") +
-                doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  result.text =
+      (headline.empty() ? "" : headline + "\n") + doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   return result;
 }
 

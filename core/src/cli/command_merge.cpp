@@ -40,7 +40,8 @@ int run_merge(const GlobalOptions& options, const MergeArgs& args) {
   } else {
     const RecordSummary summary = record->summary.value_or(RecordSummary{});
     std::string counts;
-    for (const auto& [name, n] : summary.status_counts) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, name);
+    for (const auto& [name, n] : summary.status_counts)
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, name);
     std::cout << fmt::format("merged {} shards of {}: {}, {} scenarios ({})\n", shards.size(), record->plugin.id,
                              to_string(record->status), summary.scenarios, counts);
     if (summary.geomean) {

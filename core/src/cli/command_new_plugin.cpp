@@ -41,9 +41,10 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
 Result<void> check_name(const std::string& name) {
   static const std::regex kId(R"([a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*)");
   if (!std::regex_match(name, kId) || name.size() > kMaxIdLength) {
-    return make_error("plugin name '" + name + "' is not a valid id: use lower-case letters, digits and '_' in "
-                      "dot-separated parts, each starting with a letter, at most " + std::to_string(kMaxIdLength) +
-                      " characters (e.g. myorg.layernorm)");
+    return make_error("plugin name '" + name +
+                      "' is not a valid id: use lower-case letters, digits and '_' in "
+                      "dot-separated parts, each starting with a letter, at most " +
+                      std::to_string(kMaxIdLength) + " characters (e.g. myorg.layernorm)");
   }
   return Ok{};
 }
@@ -68,7 +69,8 @@ Result<void> check_destination(const fs::path& dir) {
     return make_error("'" + dir.string() + "' exists and is not a folder; choose a new folder for the plugin");
   }
   if (!fs::is_empty(dir, ec) || ec) {
-    return make_error("'" + dir.string() + "' is not empty; choose a new or empty folder for the plugin "
+    return make_error("'" + dir.string() +
+                      "' is not empty; choose a new or empty folder for the plugin "
                       "(nothing was written)");
   }
   return Ok{};
@@ -82,11 +84,13 @@ struct GeneratedFile {
 Result<std::vector<GeneratedFile>> render(const NewPluginArgs& args) {
   const std::string ident = replace_all(args.name, ".", "_");
   const std::string pack_id = replace_all(ident, "_", "-");
-  const std::string sdk_version = std::to_string(KSEEK_SDK_VERSION_MAJOR) + "." +
-                                  std::to_string(KSEEK_SDK_VERSION_MINOR);
-  const std::pair<std::string_view, std::string_view> substitutions[] = {
-      {"@PLUGIN_ID@", args.name}, {"@IDENT@", ident}, {"@PACK_ID@", pack_id},
-      {"@ARCH@", args.arch},      {"@SDK_VERSION@", sdk_version}};
+  const std::string sdk_version =
+      std::to_string(KSEEK_SDK_VERSION_MAJOR) + "." + std::to_string(KSEEK_SDK_VERSION_MINOR);
+  const std::pair<std::string_view, std::string_view> substitutions[] = {{"@PLUGIN_ID@", args.name},
+                                                                         {"@IDENT@", ident},
+                                                                         {"@PACK_ID@", pack_id},
+                                                                         {"@ARCH@", args.arch},
+                                                                         {"@SDK_VERSION@", sdk_version}};
   static const std::regex kLeftOver(R"(@[A-Z_]+@)");
   std::vector<GeneratedFile> files;
   for (const auto& file : plugin_templates()) {

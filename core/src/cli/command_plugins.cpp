@@ -36,7 +36,8 @@ void register_plugins_command(CLI::App& app, GlobalOptions& options, int& exit_c
         std::string archs;
         for (const auto& arch : info.target_archs) archs += (archs.empty() ? "" : ",") + arch;
         std::string sets;
-        for (const auto& set : info.scenario_sets) sets += fmt::format("{}{} ({})", sets.empty() ? "" : ", ", set.name, set.size);
+        for (const auto& set : info.scenario_sets)
+          sets += fmt::format("{}{} ({})", sets.empty() ? "" : ", ", set.name, set.size);
         table.add_row({info.id, info.version, info.operator_name, archs, sets, loaded->path.string()});
       }
       std::cout << table.render();

@@ -17,8 +17,8 @@ namespace kseek::cli {
 namespace {
 
 nlohmann::json finding_json(const LintFinding& f) {
-  return {{"file", f.file}, {"line", f.line}, {"item", f.item_id}, {"rule", f.rule}, {"message", f.message},
-          {"severity", to_string(f.severity)}};
+  return {{"file", f.file}, {"line", f.line},       {"item", f.item_id},
+          {"rule", f.rule}, {"message", f.message}, {"severity", to_string(f.severity)}};
 }
 
 std::string finding_line(const LintFinding& f) {
@@ -49,8 +49,12 @@ void register_lint(CLI::App& parent, GlobalOptions& options, int& exit_code) {
     }
     exit_code = !unreadable.empty() ? kExitUsage : has_lint_errors(findings) ? kExitVerdict : kExitOk;
     if (options.json) {
-      nlohmann::json out = {{"status", exit_code == kExitOk ? "OK" : exit_code == kExitVerdict ? "FINDINGS" : "ERROR"},
-                            {"files", *files}, {"errors", unreadable}, {"findings", nlohmann::json::array()}};
+      nlohmann::json out = {{"status", exit_code == kExitOk        ? "OK"
+                                       : exit_code == kExitVerdict ? "FINDINGS"
+                                                                   : "ERROR"},
+                            {"files", *files},
+                            {"errors", unreadable},
+                            {"findings", nlohmann::json::array()}};
       for (const auto& f : findings) out["findings"].push_back(finding_json(f));
       print_json(out);
       return;
@@ -79,14 +83,23 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
       const auto& pack = named.pack;
       if (!args->pack_id.empty() && pack.id != args->pack_id) continue;
       for (const auto& q : pack.items) {
-        if (!args->trigger.empty() && std::find(q.triggers.begin(), q.triggers.end(), args->trigger) == q.triggers.end()) {
+        if (!args->trigger.empty() &&
+            std::find(q.triggers.begin(), q.triggers.end(), args->trigger) == q.triggers.end()) {
           continue;
         }
-        listed.push_back({{"pack", pack.id}, {"pack_version", pack.version}, {"source", named.source},
-                          {"file", named.file}, {"replaces", named.replaces}, {"architecture", pack.architecture ? nlohmann::json(*pack.architecture) : nlohmann::json()},
-                          {"id", q.id}, {"text", q.text}, {"triggers", q.triggers}, {"intent", q.intent},
+        listed.push_back({{"pack", pack.id},
+                          {"pack_version", pack.version},
+                          {"source", named.source},
+                          {"file", named.file},
+                          {"replaces", named.replaces},
+                          {"architecture", pack.architecture ? nlohmann::json(*pack.architecture) : nlohmann::json()},
+                          {"id", q.id},
+                          {"text", q.text},
+                          {"triggers", q.triggers},
+                          {"intent", q.intent},
                           {"requires_other_implementation", q.requires_other_implementation},
-                          {"provenance", q.provenance}, {"notes", q.notes}});
+                          {"provenance", q.provenance},
+                          {"notes", q.notes}});
         std::string triggers;
         for (const auto& t : q.triggers) triggers += (triggers.empty() ? "" : ",") + t;
         table.add_row({pack.id, q.id, triggers, q.intent, q.text});
@@ -100,8 +113,10 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
     for (const auto& message : problems) std::cerr << "kseek: warning: " << message << "\n";
     for (const auto& named : packs) {
       if (!named.replaces.empty()) {
-        std::cerr << fmt::format("note: pack {} from {} replaces the one in {} (one id, one pack: the installed one "
-                                 "wins)\n", named.pack.id, named.file, named.replaces);
+        std::cerr << fmt::format(
+            "note: pack {} from {} replaces the one in {} (one id, one pack: the installed one "
+            "wins)\n",
+            named.pack.id, named.file, named.replaces);
       }
     }
     std::cout << table.render();
@@ -127,7 +142,8 @@ void register_install(CLI::App& parent, GlobalOptions& options, int& exit_code) 
     const auto findings = lint_question_pack(*pack, *text, *file);
     if (has_lint_errors(findings)) {
       if (options.json) {
-        nlohmann::json out = {{"status", "FINDINGS"}, {"error", fmt::format("{}: not installed: lint errors", *file)},
+        nlohmann::json out = {{"status", "FINDINGS"},
+                              {"error", fmt::format("{}: not installed: lint errors", *file)},
                               {"findings", nlohmann::json::array()}};
         for (const auto& f : findings) out["findings"].push_back(finding_json(f));
         print_json(out);
@@ -150,16 +166,18 @@ void register_install(CLI::App& parent, GlobalOptions& options, int& exit_code) 
     }
     exit_code = kExitOk;
     if (options.json) {
-      print_json({{"status", "OK"}, {"pack", pack->id}, {"version", pack->version}, {"path", destination.string()},
+      print_json({{"status", "OK"},
+                  {"pack", pack->id},
+                  {"version", pack->version},
+                  {"path", destination.string()},
                   {"items", pack->items.size()}});
     } else {
       for (const auto& f : findings) std::cout << finding_line(f) << "\n";
-      std::cout << fmt::format("installed pack {} {} ({} questions) to {}\n", pack->id, pack->version, pack->items.size(),
-                               destination.string());
+      std::cout << fmt::format("installed pack {} {} ({} questions) to {}\n", pack->id, pack->version,
+                               pack->items.size(), destination.string());
     }
   });
 }
-
 
 // The logs of the campaigns named (default: the one holding the current folder).
 Result<std::vector<CampaignLog>> campaign_logs(const std::vector<std::string>& dirs) {
@@ -185,7 +203,8 @@ void register_stats(CLI::App& parent, GlobalOptions& options, int& exit_code) {
   auto within = std::make_shared<int>(3);
   command->add_option("CAMPAIGN", *dirs, "Campaign folders (default: the current campaign)");
   command->add_option("--within", *within, "Evaluations after a question that decide its outcome")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->callback([&options, &exit_code, dirs, within] {
     auto logs = campaign_logs(*dirs);
     if (!logs) {
@@ -197,9 +216,15 @@ void register_stats(CLI::App& parent, GlobalOptions& options, int& exit_code) {
     if (options.json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& o : outcomes) {
-        rows.push_back({{"id", o.id}, {"pack", o.pack}, {"text", o.text}, {"asked", o.asked},
-                        {"improvement", o.improvement}, {"regression", o.regression}, {"nothing", o.nothing},
-                        {"pending", o.pending}, {"campaigns_improved", o.campaigns_improved},
+        rows.push_back({{"id", o.id},
+                        {"pack", o.pack},
+                        {"text", o.text},
+                        {"asked", o.asked},
+                        {"improvement", o.improvement},
+                        {"regression", o.regression},
+                        {"nothing", o.nothing},
+                        {"pending", o.pending},
+                        {"campaigns_improved", o.campaigns_improved},
                         {"eligible_for_trace", o.eligible_for_trace}});
       }
       print_json({{"status", "OK"}, {"campaigns", logs->size()}, {"within", *within}, {"questions", rows}});

@@ -35,11 +35,15 @@ int run_report(const GlobalOptions& options, const ReportArgs& args) {
   if (!args.markdown_file.empty() && !write(args.markdown_file, markdown)) return kExitUsage;
 
   if (options.json) {
-    nlohmann::json out = {{"status", "OK"}, {"campaign", model->campaign}, {"files", written},
-                          {"evaluations", model->evaluations.size()}, {"warnings", nlohmann::json::array()}};
+    nlohmann::json out = {{"status", "OK"},
+                          {"campaign", model->campaign},
+                          {"files", written},
+                          {"evaluations", model->evaluations.size()},
+                          {"warnings", nlohmann::json::array()}};
     const auto geomean_of = [&](std::size_t i) {
       const auto& e = model->evaluations[i];
-      return nlohmann::json{{"evaluation", e.number}, {"geomean", *e.geomean},
+      return nlohmann::json{{"evaluation", e.number},
+                            {"geomean", *e.geomean},
                             {"ci_low", e.geomean_low ? nlohmann::json(*e.geomean_low) : nlohmann::json()},
                             {"ci_high", e.geomean_high ? nlohmann::json(*e.geomean_high) : nlohmann::json()}};
     };
@@ -62,8 +66,9 @@ void register_report_command(CLI::App& app, GlobalOptions& options, int& exit_co
   auto* command = app.add_subcommand("report", "Render a campaign as an HTML page (plots) and a markdown summary");
   command->add_option("DIR", args->dir, "Campaign folder (holds campaign.json and .kseek/)")->required();
   command->add_option("--html", args->html_file, "Write the self-contained HTML report here")->type_name("FILE");
-  command->add_option("--markdown", args->markdown_file,
-                      "Write the markdown summary here (default: print it unless --json)")
+  command
+      ->add_option("--markdown", args->markdown_file,
+                   "Write the markdown summary here (default: print it unless --json)")
       ->type_name("FILE");
   command->callback([&options, &exit_code, args] { exit_code = run_report(options, *args); });
 }

@@ -13,9 +13,9 @@
 #include <set>
 #include <sstream>
 
-#include "kseek/core/app/campaign_use_cases.hpp"
-#include "kseek/core/app/campaign_files.hpp"
 #include "commands.hpp"
+#include "kseek/core/app/campaign_files.hpp"
+#include "kseek/core/app/campaign_use_cases.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/campaign/campaign_engine.hpp"
 #include "kseek/core/campaign/run_process.hpp"
@@ -53,7 +53,7 @@ struct RunArgs {
   int budget_evals = 0;                 // 0: none
   double budget_hours = 0;              // 0: none
   int budget_sessions = 20;
-  std::string prompt_mode;              // stdin | arg; default arg for claude/codex, stdin for other agents
+  std::string prompt_mode;  // stdin | arg; default arg for claude/codex, stdin for other agents
   double grace_seconds = 10;
   bool dry_run = false;
 };
@@ -62,15 +62,15 @@ enum class AgentKind { kClaude, kCodex, kCommand };
 
 struct AgentSpec {
   AgentKind kind = AgentKind::kCommand;
-  std::string label;               // for the log: "claude", "codex", or the program's file name
-  std::vector<std::string> base;   // the command before kseek's own flags (generic: the whole command)
+  std::string label;              // for the log: "claude", "codex", or the program's file name
+  std::vector<std::string> base;  // the command before kseek's own flags (generic: the whole command)
   bool prompt_as_argument = false;
 };
 
 // What the campaign looked like when last checked: any change not made by kseek is tampering.
 struct Baseline {
   std::set<std::size_t> damaged_lines;
-  std::vector<std::string> records;  // each record's JSON text, in order
+  std::vector<std::string> records;           // each record's JSON text, in order
   std::map<fs::path, std::string> run_files;  // settings files kseek wrote -> sha256
 };
 
@@ -92,11 +92,13 @@ Result<AgentSpec> agent_spec(const RunArgs& args) {
     if (!words) return words.error();
     spec.base = std::move(*words);
   }
-  spec.label = spec.kind == AgentKind::kClaude ? "claude"
+  spec.label = spec.kind == AgentKind::kClaude  ? "claude"
                : spec.kind == AgentKind::kCodex ? "codex"
                                                 : fs::path(spec.base.front()).filename().string();
-  const std::string mode = args.prompt_mode.empty() ? (spec.kind == AgentKind::kCommand ? "stdin" : "arg") : args.prompt_mode;
-  if (mode != "stdin" && mode != "arg") return make_error(fmt::format("--prompt-mode must be stdin or arg, not '{}'", mode));
+  const std::string mode =
+      args.prompt_mode.empty() ? (spec.kind == AgentKind::kCommand ? "stdin" : "arg") : args.prompt_mode;
+  if (mode != "stdin" && mode != "arg")
+    return make_error(fmt::format("--prompt-mode must be stdin or arg, not '{}'", mode));
   spec.prompt_as_argument = mode == "arg";
   return spec;
 }
@@ -123,18 +125,24 @@ Result<std::vector<std::string>> host_flags(const AgentSpec& spec, const Campaig
     if (auto w = write(mcp, app::mcp_registration(exe, dir, key_place)); !w) return w.error();
     // --settings and --mcp-config work with and without --bare (which skips project settings); bypassPermissions
     // (the documented name of --dangerously-skip-permissions) because no person answers prompts in a -p run.
-    return std::vector<std::string>{"--print", "--settings", settings.string(), "--mcp-config", mcp.string(),
-                                    "--strict-mcp-config", "--permission-mode", "bypassPermissions"};
+    return std::vector<std::string>{"--print",    "--settings",          settings.string(),   "--mcp-config",
+                                    mcp.string(), "--strict-mcp-config", "--permission-mode", "bypassPermissions"};
   }
   if (spec.kind == AgentKind::kCodex) {
     const json hooks = app::hook_settings(exe, dir, "codex");
     const json server = app::codex_mcp_server(exe, dir, key_place);
     // Kept beside the session logs so a person can see exactly what Codex was given.
-    if (auto w = write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}}); !w) {
+    if (auto w =
+            write(run_dir / "codex-overrides.json", {{"hooks", hooks["hooks"]}, {"mcp_servers", {{"kseek", server}}}});
+        !w) {
       return w.error();
     }
-    std::vector<std::string> flags = {"--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--sandbox", "workspace-write",
-                                      "-c", "mcp_servers.kseek=" + app::toml_inline(server)};
+    std::vector<std::string> flags = {"--dangerously-bypass-hook-trust",
+                                      "--skip-git-repo-check",
+                                      "--sandbox",
+                                      "workspace-write",
+                                      "-c",
+                                      "mcp_servers.kseek=" + app::toml_inline(server)};
     for (const auto& [event, groups] : hooks["hooks"].items()) {
       flags.insert(flags.end(), {"-c", fmt::format("hooks.{}={}", event, app::toml_inline(groups))});
     }
@@ -159,7 +167,8 @@ std::vector<std::string> agent_environment(const fs::path& dir, int session,
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     if (entry.starts_with("KSEEK_CAMPAIGN=") || entry.starts_with("KSEEK_RUN_SESSION=")) continue;
-    if (std::any_of(host.begin(), host.end(), [&](const auto& h) { return entry.starts_with(h.first + "="); })) continue;
+    if (std::any_of(host.begin(), host.end(), [&](const auto& h) { return entry.starts_with(h.first + "="); }))
+      continue;
     if (entry.starts_with("PATH=")) {
       path = entry.substr(5);
       continue;
@@ -204,8 +213,10 @@ std::vector<std::string> integrity_problems(const fs::path& dir, const Baseline&
   if (!log) return {log.error().message};
   for (const auto& d : log->damaged) {
     if (before.damaged_lines.contains(d.line)) continue;
-    const std::string text = fmt::format("log line {} is damaged ({}): a line kseek wrote was changed or a line was "
-                                         "written outside kseek", d.line, d.reason);
+    const std::string text = fmt::format(
+        "log line {} is damaged ({}): a line kseek wrote was changed or a line was "
+        "written outside kseek",
+        d.line, d.reason);
     (cut_short ? warnings : problems).push_back(text);
   }
   if (log->records.size() < before.records.size()) {
@@ -214,8 +225,8 @@ std::vector<std::string> integrity_problems(const fs::path& dir, const Baseline&
   } else {
     for (std::size_t i = 0; i < before.records.size(); ++i) {
       if (log->records[i].value.dump() != before.records[i]) {
-        problems.push_back(fmt::format("log record at line {} differs from what it was before the session",
-                                       log->records[i].line));
+        problems.push_back(
+            fmt::format("log record at line {} differs from what it was before the session", log->records[i].line));
         break;
       }
     }
@@ -228,8 +239,8 @@ std::vector<std::string> integrity_problems(const fs::path& dir, const Baseline&
   for (const auto& [file, hash] : before.run_files) {
     auto text = read_file(file);
     if (!text || sha256_hex(*text) != hash) {
-      problems.push_back(fmt::format("{} (the hook/MCP settings kseek run gave the agent) was changed during the session",
-                                     file.string()));
+      problems.push_back(fmt::format(
+          "{} (the hook/MCP settings kseek run gave the agent) was changed during the session", file.string()));
     }
   }
   return problems;
@@ -257,9 +268,10 @@ std::string compose_prompt(const Campaign& campaign, int session, const GateResu
                            const std::optional<app::AskedQuestion>& question, const std::string& budget_line) {
   const CampaignConfig& c = campaign.config();
   std::ostringstream p;
-  p << fmt::format("kseek campaign, session {} (started by `kseek run`). Optimise `{}` for the operator {} on the "
-                   "scenario set {}, in {}. AGENTS.md there says how to work.\n\n",
-                   session, c.candidate, c.plugin, c.set, campaign.dir().string());
+  p << fmt::format(
+      "kseek campaign, session {} (started by `kseek run`). Optimise `{}` for the operator {} on the "
+      "scenario set {}, in {}. AGENTS.md there says how to work.\n\n",
+      session, c.candidate, c.plugin, c.set, campaign.dir().string());
   p << "Goal (computed by `kseek gate`, not judged): " << c.goal << "\n";
   p << "It does not hold for the candidate as it is now:\n";
   for (const auto& u : gate.unmet()) p << "- " << u << "\n";  // evidence first
@@ -284,7 +296,8 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
   const fs::path run_dir = campaign.state_dir() / "run";
   std::error_code ec;
   fs::create_directories(run_dir, ec);
-  if (ec) return fail(options, kExitUsage, "ERROR", fmt::format("cannot create {}: {}", run_dir.string(), ec.message()));
+  if (ec)
+    return fail(options, kExitUsage, "ERROR", fmt::format("cannot create {}: {}", run_dir.string(), ec.message()));
 
   Baseline baseline;
   auto flags = host_flags(*spec, campaign, run_dir, baseline);
@@ -298,10 +311,14 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
   };
   const auto host_env = host_environment(*spec, campaign);
   if (args.dry_run) {
-    json environment = {{"KSEEK_CAMPAIGN", dir.string()}, {"KSEEK_RUN_SESSION", "<SESSION>"}, {"PATH", "<kseek's folder>:$PATH"}};
+    json environment = {
+        {"KSEEK_CAMPAIGN", dir.string()}, {"KSEEK_RUN_SESSION", "<SESSION>"}, {"PATH", "<kseek's folder>:$PATH"}};
     for (const auto& [name, value] : host_env) environment[name] = value;
-    print_json({{"status", "OK"}, {"agent", spec->label}, {"argv", command_for("<PROMPT>")},
-                {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"}, {"working_directory", dir.string()},
+    print_json({{"status", "OK"},
+                {"agent", spec->label},
+                {"argv", command_for("<PROMPT>")},
+                {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"},
+                {"working_directory", dir.string()},
                 {"environment", environment}});
     return kExitOk;
   }
@@ -313,7 +330,8 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     if (!current) return fail(options, kExitUsage, "ERROR", current.error().message);
     baseline = std::move(*current);
     if (auto problems = integrity_problems(dir, baseline, false, ignored); !problems.empty()) {
-      return fail(options, kExitTampered, "TAMPERED", "the campaign is not consistent, so it is not run: " + problems.front());
+      return fail(options, kExitTampered, "TAMPERED",
+                  "the campaign is not consistent, so it is not run: " + problems.front());
     }
   }
 
@@ -325,13 +343,18 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
 
   const auto run_started = SteadyClock::now();
   const std::optional<SteadyClock::time_point> deadline =
-      args.budget_hours > 0 ? std::optional(run_started + std::chrono::duration_cast<SteadyClock::duration>(
-                                                              std::chrono::duration<double>(args.budget_hours * 3600.0)))
-                            : std::nullopt;
-  json budgets = {{"sessions", args.budget_sessions}, {"evaluations", args.budget_evals ? json(args.budget_evals) : json()},
+      args.budget_hours > 0
+          ? std::optional(run_started + std::chrono::duration_cast<SteadyClock::duration>(
+                                            std::chrono::duration<double>(args.budget_hours * 3600.0)))
+          : std::nullopt;
+  json budgets = {{"sessions", args.budget_sessions},
+                  {"evaluations", args.budget_evals ? json(args.budget_evals) : json()},
                   {"hours", args.budget_hours > 0 ? json(args.budget_hours) : json()}};
-  if (auto a = campaign.append("run", {{"phase", "start"}, {"agent", spec->label}, {"command", command_for("<PROMPT>")},
-                                       {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"}, {"budgets", budgets}});
+  if (auto a = campaign.append("run", {{"phase", "start"},
+                                       {"agent", spec->label},
+                                       {"command", command_for("<PROMPT>")},
+                                       {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"},
+                                       {"budgets", budgets}});
       !a) {
     return fail(options, kExitUsage, "ERROR", a.error().message);
   }
@@ -345,14 +368,21 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
   auto hours_so_far = [&] { return std::chrono::duration<double>(SteadyClock::now() - run_started).count() / 3600.0; };
   // Ends the run: a `run` end record, one line for people, the exit code.
   auto finish = [&](const std::string& outcome, int code, const std::string& detail, const std::string& budget = "") {
-    json record = {{"phase", "end"}, {"outcome", outcome}, {"detail", detail}, {"sessions", sessions},
+    json record = {{"phase", "end"},
+                   {"outcome", outcome},
+                   {"detail", detail},
+                   {"sessions", sessions},
                    {"evaluations", evaluations_so_far()},
                    {"seconds", std::chrono::duration<double>(SteadyClock::now() - run_started).count()}};
     if (!budget.empty()) record["budget"] = budget;
-    if (auto a = campaign.append("run", record); !a) std::cerr << "kseek run: cannot log the end of the run: " << a.error().message << "\n";
+    if (auto a = campaign.append("run", record); !a)
+      std::cerr << "kseek run: cannot log the end of the run: " << a.error().message << "\n";
     if (options.json) {
-      record["status"] = outcome == "goal-met" ? "MET" : outcome == "budget" ? "BUDGET_SPENT" : outcome == "tampering" ? "TAMPERED"
-                                                                              : outcome == "interrupted" ? "INTERRUPTED" : "ERROR";
+      record["status"] = outcome == "goal-met"      ? "MET"
+                         : outcome == "budget"      ? "BUDGET_SPENT"
+                         : outcome == "tampering"   ? "TAMPERED"
+                         : outcome == "interrupted" ? "INTERRUPTED"
+                                                    : "ERROR";
       print_json(record);
     } else {
       std::cout << fmt::format("kseek run: {}: {}\n", outcome, detail);
@@ -364,19 +394,27 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
   if (gate.holds) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
 
   for (;;) {
-    if (g_stop_signal != 0) return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
+    if (g_stop_signal != 0)
+      return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
     const int evals = evaluations_so_far();
     if (sessions >= args.budget_sessions) {
-      return finish("budget", kExitBudgetSpent, fmt::format("the sessions budget is spent ({} of {}) and the goal is unmet",
-                                                            sessions, args.budget_sessions), "sessions");
+      return finish(
+          "budget", kExitBudgetSpent,
+          fmt::format("the sessions budget is spent ({} of {}) and the goal is unmet", sessions, args.budget_sessions),
+          "sessions");
     }
     if (args.budget_evals > 0 && evals >= args.budget_evals) {
-      return finish("budget", kExitBudgetSpent, fmt::format("the evaluations budget is spent ({} of {}) and the goal is "
-                                                            "unmet", evals, args.budget_evals), "evaluations");
+      return finish("budget", kExitBudgetSpent,
+                    fmt::format("the evaluations budget is spent ({} of {}) and the goal is "
+                                "unmet",
+                                evals, args.budget_evals),
+                    "evaluations");
     }
     if (deadline && SteadyClock::now() >= *deadline) {
-      return finish("budget", kExitBudgetSpent, fmt::format("the hours budget is spent ({:.3f} of {}) and the goal is unmet",
-                                                            hours_so_far(), args.budget_hours), "hours");
+      return finish("budget", kExitBudgetSpent,
+                    fmt::format("the hours budget is spent ({:.3f} of {}) and the goal is unmet", hours_so_far(),
+                                args.budget_hours),
+                    "hours");
     }
     const int session = ++sessions;
     // The question: for the newest unanswered event; else ending a session with the goal unmet is a completion claim
@@ -385,18 +423,21 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     if (auto asked = app::campaign_ask(options, dir, "", "run"); asked && asked->question) {
       question = std::move(asked->question);
     } else if (session > 1 && campaign.config().questions) {
-      if (auto claim = app::campaign_ask(options, dir, "completion-claim", "run"); claim) question = std::move(claim->question);
+      if (auto claim = app::campaign_ask(options, dir, "completion-claim", "run"); claim)
+        question = std::move(claim->question);
     }
     std::string budget_line = fmt::format("This is session {} of at most {}", session, args.budget_sessions);
     if (args.budget_evals > 0) budget_line += fmt::format("; {} of {} evaluations used", evals, args.budget_evals);
-    if (args.budget_hours > 0) budget_line += fmt::format("; {:.2f} of {} hours used", hours_so_far(), args.budget_hours);
+    if (args.budget_hours > 0)
+      budget_line += fmt::format("; {:.2f} of {} hours used", hours_so_far(), args.budget_hours);
     budget_line += ".";
     const std::string prompt = compose_prompt(campaign, session, gate, question, budget_line);
     const fs::path prompt_file = run_dir / fmt::format("session-{:03}.prompt", session);
     const fs::path output_file = run_dir / fmt::format("session-{:03}.log", session);
     if (auto w = write_file_atomically(prompt_file, prompt); !w) return finish("error", kExitUsage, w.error().message);
     // Rewritten for every session: what the agent may have changed is restored (and a change is caught below).
-    if (auto f = host_flags(*spec, campaign, run_dir, baseline); !f) return finish("error", kExitUsage, f.error().message);
+    if (auto f = host_flags(*spec, campaign, run_dir, baseline); !f)
+      return finish("error", kExitUsage, f.error().message);
 
     AgentLaunch launch;
     launch.argv = command_for(prompt);
@@ -404,7 +445,9 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     launch.working_directory = dir;
     launch.stdin_file = spec->prompt_as_argument ? fs::path() : prompt_file;
     launch.output_file = output_file;
-    if (auto a = campaign.append("session", {{"phase", "start"}, {"agent", spec->label}, {"session", session},
+    if (auto a = campaign.append("session", {{"phase", "start"},
+                                             {"agent", spec->label},
+                                             {"session", session},
                                              {"question", question ? question->chosen.id : ""},
                                              {"prompt_file", fs::relative(prompt_file, dir).string()}});
         !a) {
@@ -421,11 +464,17 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     }
     auto process = AgentProcess::start(launch);
     if (!process) {
-      (void)campaign.append("session", {{"phase", "end"}, {"agent", spec->label}, {"session", session},
-                                        {"exit_status", "not-started"}, {"seconds", 0}, {"evaluations", 0}, {"questions", 0}});
+      (void)campaign.append("session", {{"phase", "end"},
+                                        {"agent", spec->label},
+                                        {"session", session},
+                                        {"exit_status", "not-started"},
+                                        {"seconds", 0},
+                                        {"evaluations", 0},
+                                        {"questions", 0}});
       return finish("error", kExitUsage, process.error().message);
     }
-    const AgentEnd end = process->wait(deadline, &g_stop_signal, &g_stop_count, std::chrono::duration<double>(args.grace_seconds));
+    const AgentEnd end =
+        process->wait(deadline, &g_stop_signal, &g_stop_count, std::chrono::duration<double>(args.grace_seconds));
     json exit_status;
     switch (end.reason) {
       case AgentEnd::Reason::kExited: exit_status = end.code; break;
@@ -440,16 +489,22 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     const int session_hooks = log ? count_after(*log, session_index, "hook") : 0;
     std::vector<std::string> warnings;
     const std::vector<std::string> problems = integrity_problems(dir, baseline, cut_short, warnings);
-    json end_record = {{"phase", "end"}, {"agent", spec->label}, {"session", session}, {"exit_status", exit_status},
-                       {"seconds", end.seconds}, {"evaluations", session_evals}, {"questions", session_questions},
+    json end_record = {{"phase", "end"},
+                       {"agent", spec->label},
+                       {"session", session},
+                       {"exit_status", exit_status},
+                       {"seconds", end.seconds},
+                       {"evaluations", session_evals},
+                       {"questions", session_questions},
                        {"hooks", session_hooks}};
     if (end.killed) end_record["killed"] = true;
     if (!warnings.empty()) end_record["warnings"] = warnings;
     if (auto a = campaign.append("session", end_record); !a) return finish("error", kExitUsage, a.error().message);
     if (!options.json) {
-      std::cout << fmt::format("kseek run: session {} ended ({}) after {:.0f} s: {} evaluation(s), {} question(s)\n", session,
-                               exit_status.is_number() ? fmt::format("exit {}", exit_status.get<int>()) : exit_status.get<std::string>(),
-                               end.seconds, session_evals, session_questions);
+      std::cout << fmt::format(
+          "kseek run: session {} ended ({}) after {:.0f} s: {} evaluation(s), {} question(s)\n", session,
+          exit_status.is_number() ? fmt::format("exit {}", exit_status.get<int>()) : exit_status.get<std::string>(),
+          end.seconds, session_evals, session_questions);
       for (const auto& w : warnings) std::cout << "  warning: " << w << "\n";
       if (session_hooks == 0 && spec->kind != AgentKind::kCommand) {
         std::cout << "  warning: no kseek hook ran during this session: the host may have skipped the hooks\n";
@@ -462,12 +517,13 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
     }
     if (auto after = take_baseline(campaign, baseline); after) baseline = std::move(*after);
     if (end.reason == AgentEnd::Reason::kStopRequested) {
-      return finish("interrupted", kExitInterrupted, fmt::format("stopped by {} during session {}", signal_name(end.code), session));
+      return finish("interrupted", kExitInterrupted,
+                    fmt::format("stopped by {} during session {}", signal_name(end.code), session));
     }
     gate = run_gate(dir);
     if (gate.holds) {
-      return finish("goal-met", kExitOk, fmt::format("the goal holds after session {} (evaluation {})", session,
-                                                     gate.evaluation));
+      return finish("goal-met", kExitOk,
+                    fmt::format("the goal holds after session {} (evaluation {})", session, gate.evaluation));
     }
     if (!options.json) {
       std::cout << "kseek run: goal not met:\n";
@@ -480,17 +536,21 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
 
 void register_run_command(CLI::App& app, GlobalOptions& options, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
-  auto* c = app.add_subcommand("run", "Run a coding agent on a campaign, session after session, until the goal holds or a "
-                                      "budget is spent");
+  auto* c = app.add_subcommand("run",
+                               "Run a coding agent on a campaign, session after session, until the goal holds or a "
+                               "budget is spent");
   c->add_option("DIR", args->dir, "Campaign folder (default: the one holding the current folder)");
   c->add_option("--agent", args->agent, "claude, codex, or an agent's command line (split on blanks; quotes group)");
   c->add_option("--agent-cmd", args->agent_cmd, "An agent program, taken as one path (never split)");
   c->add_option("--agent-arg", args->agent_args, "Extra argument for the agent (repeatable; --agent-arg=--flag)");
   c->add_option("--budget-evals", args->budget_evals, "Stop after this many evaluations in this run (0: no limit)");
-  c->add_option("--budget-hours", args->budget_hours, "Stop after this many hours; a running session is terminated (0: none)");
-  c->add_option("--budget-sessions", args->budget_sessions, "Stop after this many agent sessions")->capture_default_str();
+  c->add_option("--budget-hours", args->budget_hours,
+                "Stop after this many hours; a running session is terminated (0: none)");
+  c->add_option("--budget-sessions", args->budget_sessions, "Stop after this many agent sessions")
+      ->capture_default_str();
   c->add_option("--prompt-mode", args->prompt_mode, "stdin or arg (default: arg for claude/codex, stdin otherwise)");
-  c->add_option("--grace-seconds", args->grace_seconds, "Between SIGTERM and SIGKILL when a session is stopped")->capture_default_str();
+  c->add_option("--grace-seconds", args->grace_seconds, "Between SIGTERM and SIGKILL when a session is stopped")
+      ->capture_default_str();
   c->add_flag("--dry-run", args->dry_run, "Write the agent's settings, print its command line, start nothing");
   c->callback([&options, &exit_code, args] { exit_code = run_campaign(options, *args); });
 }

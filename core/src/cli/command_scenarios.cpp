@@ -31,7 +31,8 @@ void register_scenarios_command(CLI::App& app, GlobalOptions& options, int& exit
     if (!scenario_name.empty()) {
       auto scenario = plugin.scenario_from_name(scenario_name);
       if (!scenario) {
-        exit_code = fail(options, kExitUsage, "ERROR", fmt::format("scenario '{}': {}", scenario_name, scenario.error().message));
+        exit_code = fail(options, kExitUsage, "ERROR",
+                         fmt::format("scenario '{}': {}", scenario_name, scenario.error().message));
         return;
       }
       scenarios.push_back(std::move(*scenario));
@@ -45,7 +46,10 @@ void register_scenarios_command(CLI::App& app, GlobalOptions& options, int& exit
       scenarios = std::move(*listed);
     }
     if (options.json) {
-      print_json({{"status", "OK"}, {"plugin", plugin_id}, {"set", shown_set}, {"count", scenarios.size()},
+      print_json({{"status", "OK"},
+                  {"plugin", plugin_id},
+                  {"set", shown_set},
+                  {"count", scenarios.size()},
                   {"scenarios", scenarios}});
     } else {
       Table table({"id", "GFLOP", "GB", "arch", "name"});
@@ -54,7 +58,8 @@ void register_scenarios_command(CLI::App& app, GlobalOptions& options, int& exit
                        s.required_arch, s.name});
       }
       std::cout << table.render({1, 2});
-      if (!shown_set.empty()) std::cout << fmt::format("{} scenarios in set '{}' of {}\n", scenarios.size(), shown_set, plugin_id);
+      if (!shown_set.empty())
+        std::cout << fmt::format("{} scenarios in set '{}' of {}\n", scenarios.size(), shown_set, plugin_id);
     }
     exit_code = kExitOk;
   });

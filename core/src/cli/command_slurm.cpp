@@ -9,8 +9,8 @@
 
 #include "commands.hpp"
 #include "kseek/core/util/files.hpp"
-#include "kseek/core/util/subprocess.hpp"
 #include "kseek/core/util/shell.hpp"
+#include "kseek/core/util/subprocess.hpp"
 
 namespace kseek::cli {
 namespace {
@@ -24,14 +24,14 @@ struct SlurmArgs {
   std::string time_limit;
   bool dry_run = false;
   fs::path dir = "kseek-slurm";
-  fs::path out_file;      // default: DIR/merged.json
-  fs::path kseek_path;    // default: this executable
+  fs::path out_file;    // default: DIR/merged.json
+  fs::path kseek_path;  // default: this executable
   std::vector<std::string> eval_args;
 };
 
-
 bool has_option(const std::vector<std::string>& args, const std::string& name) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) { return a == name || a.rfind(name + "=", 0) == 0; });
+  return std::any_of(args.begin(), args.end(),
+                     [&](const std::string& a) { return a == name || a.rfind(name + "=", 0) == 0; });
 }
 
 struct Scripts {
@@ -121,7 +121,8 @@ Result<std::string> sbatch(const fs::path& program, const std::vector<std::strin
   if (!run) return run.error();
   std::string id = run->out.substr(0, run->out.find_first_of(";\n"));
   if (run->exit_status != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
-    return make_error(fmt::format("{} {} failed (exit {}): {}", program.string(), arguments.back(), run->exit_status, run->out));
+    return make_error(
+        fmt::format("{} {} failed (exit {}): {}", program.string(), arguments.back(), run->exit_status, run->out));
   }
   return id;
 }
@@ -160,11 +161,13 @@ int run_submit(const GlobalOptions& options, SlurmArgs& args) {
   }
   if (!args.time_limit.empty() &&
       !std::regex_match(args.time_limit, std::regex(R"(((\d+-)?\d{1,2}:)?\d{1,2}:\d{2}|\d+)"))) {
-    return fail(options, kExitUsage, "ERROR", fmt::format("--time '{}': expected [D-]HH:MM:SS, MM:SS or minutes", args.time_limit));
+    return fail(options, kExitUsage, "ERROR",
+                fmt::format("--time '{}': expected [D-]HH:MM:SS, MM:SS or minutes", args.time_limit));
   }
   args.dir = fs::absolute(args.dir).lexically_normal();
   if (args.dir.string().find_first_of(" \t\n'\"\\$`") != std::string::npos) {
-    return fail(options, kExitUsage, "ERROR", fmt::format("--dir '{}': #SBATCH lines cannot carry spaces or quotes", args.dir.string()));
+    return fail(options, kExitUsage, "ERROR",
+                fmt::format("--dir '{}': #SBATCH lines cannot carry spaces or quotes", args.dir.string()));
   }
   args.out_file = args.out_file.empty() ? args.dir / "merged.json" : fs::absolute(args.out_file).lexically_normal();
   if (args.kseek_path.empty()) {
@@ -191,9 +194,12 @@ int run_submit(const GlobalOptions& options, SlurmArgs& args) {
 
   if (args.dry_run) {
     if (options.json) {
-      print_json({{"status", "DRY_RUN"}, {"shards", args.shards}, {"records", records},
-                  {"merged_record", args.out_file.string()},
-                  {"scripts", {{scripts.array_path.string(), scripts.array}, {scripts.merge_path.string(), scripts.merge}}}});
+      print_json(
+          {{"status", "DRY_RUN"},
+           {"shards", args.shards},
+           {"records", records},
+           {"merged_record", args.out_file.string()},
+           {"scripts", {{scripts.array_path.string(), scripts.array}, {scripts.merge_path.string(), scripts.merge}}}});
     } else {
       std::cout << "# ---- " << scripts.array_path.string() << "\n" << scripts.array;
       std::cout << "# ---- " << scripts.merge_path.string() << "\n" << scripts.merge;
@@ -210,8 +216,10 @@ int run_submit(const GlobalOptions& options, SlurmArgs& args) {
   }
   std::error_code ec;
   fs::create_directories(args.dir, ec);
-  for (const auto& [path, text] : {std::pair{scripts.array_path, scripts.array}, std::pair{scripts.merge_path, scripts.merge}}) {
-    if (auto written = write_file_atomically(path, text); !written) return fail(options, kExitUsage, "ERROR", written.error().message);
+  for (const auto& [path, text] :
+       {std::pair{scripts.array_path, scripts.array}, std::pair{scripts.merge_path, scripts.merge}}) {
+    if (auto written = write_file_atomically(path, text); !written)
+      return fail(options, kExitUsage, "ERROR", written.error().message);
     fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add, ec);
   }
   auto array_job = sbatch(*program, {"--parsable", scripts.array_path.string()});
@@ -219,16 +227,22 @@ int run_submit(const GlobalOptions& options, SlurmArgs& args) {
   auto merge_job = sbatch(*program, {"--parsable", "--dependency=afterok:" + *array_job, scripts.merge_path.string()});
   if (!merge_job) {
     return fail(options, kExitUsage, "ERROR",
-                fmt::format("array job {} was submitted, but the merge job was not: {}", *array_job, merge_job.error().message));
+                fmt::format("array job {} was submitted, but the merge job was not: {}", *array_job,
+                            merge_job.error().message));
   }
   if (options.json) {
-    print_json({{"status", "SUBMITTED"}, {"array_job", *array_job}, {"merge_job", *merge_job}, {"shards", args.shards},
-                {"records", records}, {"merged_record", args.out_file.string()},
+    print_json({{"status", "SUBMITTED"},
+                {"array_job", *array_job},
+                {"merge_job", *merge_job},
+                {"shards", args.shards},
+                {"records", records},
+                {"merged_record", args.out_file.string()},
                 {"scripts", {scripts.array_path.string(), scripts.merge_path.string()}}});
   } else {
-    std::cout << fmt::format("submitted array job {} ({} shards, records {}/shard-I.json) and merge job {} (after "
-                             "the array succeeds, writes {})\n",
-                             *array_job, args.shards, args.dir.string(), *merge_job, args.out_file.string());
+    std::cout << fmt::format(
+        "submitted array job {} ({} shards, records {}/shard-I.json) and merge job {} (after "
+        "the array succeeds, writes {})\n",
+        *array_job, args.shards, args.dir.string(), *merge_job, args.out_file.string());
   }
   return kExitOk;
 }
@@ -240,14 +254,18 @@ void register_slurm_command(CLI::App& app, GlobalOptions& options, int& exit_cod
   auto* slurm = app.add_subcommand("slurm", "Run kseek eval on a Slurm cluster");
   slurm->require_subcommand(1);
   auto* submit = slurm->add_subcommand(
-      "submit", "Submit kseek eval as a job array of --shards N shards and a dependent kseek merge job; every other "
-                "option (FILE, --plugin, --set, --input-seed...) is passed to each shard's kseek eval");
+      "submit",
+      "Submit kseek eval as a job array of --shards N shards and a dependent kseek merge job; every other "
+      "option (FILE, --plugin, --set, --input-seed...) is passed to each shard's kseek eval");
   submit->allow_extras();
   submit->fallthrough(false);  // unknown options are eval's: kept here, not refused by the top level
   submit->add_option("--shards", args->shards, "Number of shards (array tasks)")->required();
   submit->add_option("--partition", args->partition, "Slurm partition");
-  submit->add_option("--gpus-per-task", args->gpus_per_task, "GPUs per array task (0: none; >1: the shard runs "
-                                                             "kseek eval --gpus all)")->capture_default_str();
+  submit
+      ->add_option("--gpus-per-task", args->gpus_per_task,
+                   "GPUs per array task (0: none; >1: the shard runs "
+                   "kseek eval --gpus all)")
+      ->capture_default_str();
   submit->add_option("--time", args->time_limit, "Time limit of each job")->type_name("HH:MM:SS");
   submit->add_option("--dir", args->dir, "Folder for the scripts, logs and shard records")->capture_default_str();
   submit->add_option("--out", args->out_file, "The merged record (default: DIR/merged.json)");

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 
 namespace kseek::cli {
 

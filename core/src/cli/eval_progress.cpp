@@ -49,8 +49,8 @@ std::string format_progress_line(const ProgressSnapshot& s, std::size_t width) {
   } else {
     phase = "finishing";
   }
-  std::string line = fmt::format("[{}/{}] {} \xC2\xB7 elapsed {}", s.done, s.total, phase,
-                                 format_duration(s.elapsed_seconds));
+  std::string line =
+      fmt::format("[{}/{}] {} \xC2\xB7 elapsed {}", s.done, s.total, phase, format_duration(s.elapsed_seconds));
   if (s.remaining_seconds) {
     line += fmt::format(" \xC2\xB7 about {} left", format_duration(*s.remaining_seconds));
   } else if (s.done < s.total) {
@@ -71,7 +71,10 @@ std::string format_scenario_line(const ScenarioOutcome& r) {
 }
 
 EvalProgress::EvalProgress(std::ostream& out, ProgressMode mode, std::size_t total, std::size_t width)
-    : out_(out), mode_(mode), total_(total), width_(width == 0 ? terminal_width(STDERR_FILENO) : width),
+    : out_(out),
+      mode_(mode),
+      total_(total),
+      width_(width == 0 ? terminal_width(STDERR_FILENO) : width),
       started_(std::chrono::steady_clock::now()) {
   if (mode_ != ProgressMode::kLive) return;
   {

@@ -278,7 +278,9 @@ struct IsOptional<std::optional<T>> : std::true_type {};
 class Reader;
 // Not named `bind`: argument-dependent lookup would find std::bind for std::string and std::vector fields.
 template <class T>
-concept Level = requires(Reader& r, T& v) { bind_keys(r, v); };
+concept Level = requires(Reader& r, T& v) {
+  bind_keys(r, v);
+};
 
 // Takes each modelled key out of a copy of the object; what is left is the level's unmodelled keys. The first wrong
 // key stops the reading (the later ones are not looked at).
@@ -364,7 +366,8 @@ class Reader {
   }
 
   template <class V>
-  static std::optional<std::string> read_container(const json& j, std::map<std::string, V>& out, const std::string& path) {
+  static std::optional<std::string> read_container(const json& j, std::map<std::string, V>& out,
+                                                   const std::string& path) {
     if (!j.is_object()) return wrong(path, "an object", j);
     out.clear();
     for (const auto& [key, item] : j.items()) {
@@ -383,7 +386,9 @@ class Reader {
 
 class Writer;
 template <class T>
-concept WritableLevel = requires(Writer& w, T& v) { bind_keys(w, v); };
+concept WritableLevel = requires(Writer& w, T& v) {
+  bind_keys(w, v);
+};
 
 class Writer {
  public:

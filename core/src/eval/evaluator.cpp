@@ -19,18 +19,18 @@
 #include "evaluation_parts.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/eval/stage_summary.hpp"
-#include "kseek/core/worker/scenario_job.hpp"
-#include "kseek/core/worker/worker_process.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
 #include "kseek/core/util/shell.hpp"
 #include "kseek/core/util/utc_time.hpp"
-#include "kseek/core/util/sha256.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
+#include "kseek/core/worker/worker_process.hpp"
 #include "kseek/sdk/version.hpp"
 
 namespace kseek {
 namespace fs = std::filesystem;
-using nlohmann::json;
 using evaluation_parts::Clock;
+using nlohmann::json;
 
 std::vector<SourceFile> harness_embedded_files();  // generated from core/device/*.cu
 
@@ -43,7 +43,8 @@ RecordedBuild recorded_build(const std::string& role, const CandidateBuild& buil
   j.erase("log");
   auto recorded = recorded_build_from_json(j);
   // build_service.cpp writes every key the record models with the record's types; anything else is a bug there.
-  if (!recorded) throw std::logic_error("the " + role + " build's JSON is not a record's build: " + recorded.error().message);
+  if (!recorded)
+    throw std::logic_error("the " + role + " build's JSON is not a record's build: " + recorded.error().message);
   return std::move(*recorded);
 }
 
@@ -193,8 +194,8 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
     auto seed = plugin.seed_source(arch);
     if (!seed) return seed.error();
     record.seed = SourceIdentity{seed->name, sha256_hex(seed->text), json::object()};
-    const CandidateBuild candidate_build =
-        builds.build_and_check(make_compile_request(plugin, input.candidate, arch, input.constraints), input.constraints);
+    const CandidateBuild candidate_build = builds.build_and_check(
+        make_compile_request(plugin, input.candidate, arch, input.constraints), input.constraints);
     const CandidateBuild seed_build =
         builds.build_and_check(make_compile_request(plugin, *seed, arch, input.constraints), input.constraints);
     stage.list.push_back(recorded_build("candidate", candidate_build));
@@ -301,9 +302,7 @@ ScenarioOutcome outcome_of_worker(const json& result, const PreparedScenario& pr
   return outcome;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 SourceFile harness_kernels_source() {
   for (auto& file : harness_embedded_files()) {

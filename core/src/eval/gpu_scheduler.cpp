@@ -17,10 +17,10 @@
 
 namespace kseek {
 namespace fs = std::filesystem;
-using nlohmann::json;
 using evaluation_parts::Clock;
 using evaluation_parts::compute_capability_of_arch;
 using evaluation_parts::worker_reference_seconds_bound;
+using nlohmann::json;
 
 namespace {
 
@@ -71,7 +71,8 @@ json probe_one(const fs::path& executable, int ordinal, const fs::path& work) {
   return probe;
 }
 
-std::vector<json> probe_concurrently(const fs::path& executable, const std::vector<int>& ordinals, const fs::path& work) {
+std::vector<json> probe_concurrently(const fs::path& executable, const std::vector<int>& ordinals,
+                                     const fs::path& work) {
   std::vector<json> probes(ordinals.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < ordinals.size(); ++i) {
@@ -141,8 +142,7 @@ std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpu
     bool any_available = false;
     for (auto& probe : probe_concurrently(executable, batch, work_folder)) {
       const bool available = probe.value("available", false);
-      const bool past_the_end =
-          !available && probe.value("problem", "").find("INVALID_DEVICE") != std::string::npos;
+      const bool past_the_end = !available && probe.value("problem", "").find("INVALID_DEVICE") != std::string::npos;
       if (past_the_end) {
         if (found.empty()) found.push_back(std::move(probe));  // no GPU at all: say why
         return found;
@@ -198,7 +198,7 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
   std::vector<json> results(scenarios.size());
   std::mutex queue_mutex;  // guards next, retry and working
   std::size_t next = 0;
-  std::vector<std::size_t> retry;  // scenarios handed back by a GPU that could not open a session
+  std::vector<std::size_t> retry;     // scenarios handed back by a GPU that could not open a session
   std::size_t working = gpus.size();  // GPU threads still taking scenarios
   std::mutex progress_mutex;
   const auto take = [&]() -> std::optional<std::size_t> {
@@ -220,8 +220,8 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
       } catch (const std::exception& e) {
         // On a worker thread an escaped exception would terminate the process and lose every other verdict.
         const Scenario& scenario = scenarios[slot].job.scenario;
-        results[slot] = verdict_result(Status::kCrashed,
-                                       fmt::format("kseek could not read this scenario's result: {}", e.what()));
+        results[slot] =
+            verdict_result(Status::kCrashed, fmt::format("kseek could not read this scenario's result: {}", e.what()));
         results[slot]["scenario"] = scenario.id;
         results[slot]["name"] = scenario.name;
       }

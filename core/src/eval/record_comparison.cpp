@@ -29,8 +29,10 @@ std::string gpu_name(const EvaluationRecord& r) {
 
 Result<RecordComparison> compare_records(const EvaluationRecord& a, const EvaluationRecord& b) {
   if (a.plugin.id != b.plugin.id) {
-    return make_error(fmt::format("the records are of different plugins ({} and {}): their scenarios are different "
-                                  "problems", a.plugin.id, b.plugin.id));
+    return make_error(
+        fmt::format("the records are of different plugins ({} and {}): their scenarios are different "
+                    "problems",
+                    a.plugin.id, b.plugin.id));
   }
   RecordComparison out;
   out.plugin = a.plugin.id;
@@ -44,9 +46,10 @@ Result<RecordComparison> compare_records(const EvaluationRecord& a, const Evalua
       continue;
     }
     if (sa.name != sb->name) {
-      return make_error(fmt::format("scenario {} is '{}' in the first record and '{}' in the second: the ids name "
-                                    "different problems (another set or plugin version); compare records of one set",
-                                    sa.scenario, sa.name, sb->name));
+      return make_error(
+          fmt::format("scenario {} is '{}' in the first record and '{}' in the second: the ids name "
+                      "different problems (another set or plugin version); compare records of one set",
+                      sa.scenario, sa.name, sb->name));
     }
     ScenarioComparison c;
     c.scenario = sa.scenario;
@@ -76,28 +79,33 @@ Result<RecordComparison> compare_records(const EvaluationRecord& a, const Evalua
     if (find(list_a, sb.scenario) == nullptr) out.only_in_b.push_back(sb.scenario);
   }
   if (out.scenarios.empty()) {
-    return make_error("the records share no scenario id: nothing to compare (evaluate both candidates on the same "
-                      "--set or --scenarios)");
+    return make_error(
+        "the records share no scenario id: nothing to compare (evaluate both candidates on the same "
+        "--set or --scenarios)");
   }
   if (out.timed > 0) {
     out.geomean_ratio_of_ratios = std::exp(log_rr / out.timed);
     out.geomean_speedup = std::exp(log_speedup / out.timed);
   }
   if (gpu_name(a) != gpu_name(b)) {
-    out.notes.push_back(fmt::format("measured on different GPUs ({} and {}): the speedups mix the kernels' change "
-                                    "with the machines'", gpu_name(a), gpu_name(b)));
+    out.notes.push_back(
+        fmt::format("measured on different GPUs ({} and {}): the speedups mix the kernels' change "
+                    "with the machines'",
+                    gpu_name(a), gpu_name(b)));
   } else if (a.environment && b.environment && a.environment->uuid && b.environment->uuid &&
              *a.environment->uuid != *b.environment->uuid) {
-    out.notes.push_back("measured on two GPUs of one model: ratio_of_ratios, which divides out each run's seed, is "
-                        "the figure to read");
+    out.notes.push_back(
+        "measured on two GPUs of one model: ratio_of_ratios, which divides out each run's seed, is "
+        "the figure to read");
   }
   if (a.kseek_version != b.kseek_version) {
-    out.notes.push_back(fmt::format("written by different kseek versions ({} and {})", a.kseek_version,
-                                    b.kseek_version));
+    out.notes.push_back(
+        fmt::format("written by different kseek versions ({} and {})", a.kseek_version, b.kseek_version));
   }
   if (a.seed && b.seed && a.seed->sha256 != b.seed->sha256) {
-    out.notes.push_back("the two records' seeds differ: ratio_of_ratios then compares against different baselines; "
-                        "read speedup");
+    out.notes.push_back(
+        "the two records' seeds differ: ratio_of_ratios then compares against different baselines; "
+        "read speedup");
   }
   return out;
 }

@@ -69,16 +69,17 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
     auto record = evaluation_record_from_json(s.record);
     if (!record) return make_error(fmt::format("{}: {}", s.file, record.error().message));
     if (!record->shard) {
-      return make_error(fmt::format("{}: not a shard record (no \"shard\" block: it was written without --shard)", s.file));
+      return make_error(
+          fmt::format("{}: not a shard record (no \"shard\" block: it was written without --shard)", s.file));
     }
     typed.push_back(std::move(*record));
   }
   // Everything that makes the shards parts of one evaluation must agree (the plugin's path may differ per node).
   // Compared as the records hold them: a key the type does not model must agree as well.
   const RecordFile& first = shards.front();
-  constexpr std::string_view kMustAgree[] = {"kseek_version", "plugin.id", "plugin.version", "candidate.sha256",
-                                             "seed.sha256", "input_seed", "settings", "synthetic", "shard.count",
-                                             "shard.set", "shard.selection"};
+  constexpr std::string_view kMustAgree[] = {"kseek_version", "plugin.id",  "plugin.version", "candidate.sha256",
+                                             "seed.sha256",   "input_seed", "settings",       "synthetic",
+                                             "shard.count",   "shard.set",  "shard.selection"};
   for (const auto& s : shards) {
     for (std::string_view path : kMustAgree) {
       const json a = at_path(first.record, path), b = at_path(s.record, path);
@@ -96,8 +97,8 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
       measured = i;
     } else if (*environment->name != *typed[*measured].environment->name) {
       return make_error(fmt::format("{} and {} ran on different GPU models ({} vs {}): one evaluation is one model",
-                                    shards[*measured].file, shards[i].file,
-                                    brief(*typed[*measured].environment->name), brief(*environment->name)));
+                                    shards[*measured].file, shards[i].file, brief(*typed[*measured].environment->name),
+                                    brief(*environment->name)));
     }
   }
 
@@ -110,14 +111,16 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
       return make_error(fmt::format("{}: shard index {} is not in 0..{}", shards[i].file, index, count - 1));
     }
     if (auto [it, fresh] = by_index.emplace(index, i); !fresh) {
-      return make_error(fmt::format("{} and {} are both shard {} of {}", shards[it->second].file, shards[i].file, index, count));
+      return make_error(
+          fmt::format("{} and {} are both shard {} of {}", shards[it->second].file, shards[i].file, index, count));
     }
   }
   std::string missing;
   for (int i = 0; i < count; ++i) {
     if (!by_index.count(i)) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", i);
   }
-  if (!missing.empty()) return make_error(fmt::format("shard(s) {} of {} missing: give every shard's record", missing, count));
+  if (!missing.empty())
+    return make_error(fmt::format("shard(s) {} of {} missing: give every shard's record", missing, count));
 
   // Each scenario of the selection in exactly one shard, and each COMPLETE shard with a verdict for each of its own.
   std::map<std::string, std::size_t> owner;
@@ -141,7 +144,8 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
     }
     if (r.status == RecordStatus::kComplete) {
       for (const auto& id : r.shard->scenarios) {
-        if (!verdict.count(id)) return make_error(fmt::format("{}: COMPLETE but without a verdict for its scenario {}", file, id));
+        if (!verdict.count(id))
+          return make_error(fmt::format("{}: COMPLETE but without a verdict for its scenario {}", file, id));
       }
     }
   }

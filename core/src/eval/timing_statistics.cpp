@@ -52,10 +52,11 @@ Result<std::vector<double>> per_round_ratios(std::string_view operation, std::sp
   if (seed_seconds.empty()) return make_error(fmt::format("{}: no rounds measured", operation));
   std::vector<double> ratios(seed_seconds.size());
   for (std::size_t i = 0; i < seed_seconds.size(); ++i) {
-    for (const auto& [side, value] : {std::pair{"seed", seed_seconds[i]}, std::pair{"candidate", candidate_seconds[i]}}) {
+    for (const auto& [side, value] :
+         {std::pair{"seed", seed_seconds[i]}, std::pair{"candidate", candidate_seconds[i]}}) {
       if (!std::isfinite(value) || value <= 0.0) {
-        return make_error(fmt::format("{}: round {}: {} time is {} s; it must be finite and > 0", operation, i, side,
-                                      value));
+        return make_error(
+            fmt::format("{}: round {}: {} time is {} s; it must be finite and > 0", operation, i, side, value));
       }
     }
     ratios[i] = seed_seconds[i] / candidate_seconds[i];
@@ -81,8 +82,8 @@ struct OrderStatisticInterval {
 // that still has the asked coverage.
 OrderStatisticInterval order_statistic_interval(std::size_t n, double confidence) {
   const double tail_allowed = (1.0 - confidence) / 2.0;
-  double tail = 0.0;          // P(B <= k)
-  std::size_t accepted = 0;   // number of ranks excluded on each side
+  double tail = 0.0;         // P(B <= k)
+  std::size_t accepted = 0;  // number of ranks excluded on each side
   double accepted_tail = 0.0;
   // Stop before l = n+1-l: a one-point interval (the median of an odd n) covers nothing.
   for (std::size_t k = 0; 2 * (k + 1) <= n; ++k) {
@@ -110,7 +111,8 @@ OrderStatisticInterval order_statistic_interval(std::size_t n, double confidence
 // Uniform index in [0, bound) from raw mt19937_64 output by rejection, so a seed reproduces on every standard library.
 std::size_t draw_index(std::mt19937_64& engine, std::size_t bound) {
   const std::uint64_t range = static_cast<std::uint64_t>(bound);
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
   std::uint64_t draw = engine();
   while (draw >= limit) draw = engine();
   return static_cast<std::size_t>(draw % range);
@@ -144,7 +146,8 @@ Result<RatioEstimate> estimate_ratio(std::span<const double> seed_seconds, std::
     return make_error(fmt::format("{}: confidence is {}; it must be in (0, 1)", kOperation, options.confidence));
   }
   if (!std::isfinite(options.outlier_mads) || options.outlier_mads <= 0.0) {
-    return make_error(fmt::format("{}: outlier_mads is {}; it must be finite and > 0", kOperation, options.outlier_mads));
+    return make_error(
+        fmt::format("{}: outlier_mads is {}; it must be finite and > 0", kOperation, options.outlier_mads));
   }
   auto ratios = per_round_ratios(kOperation, seed_seconds, candidate_seconds);
   if (!ratios) return ratios.error();
@@ -165,9 +168,8 @@ Result<RatioEstimate> estimate_ratio(std::span<const double> seed_seconds, std::
   estimate.ci_high = sorted[interval.upper_rank - 1];
   estimate.coverage = interval.coverage;
   estimate.meets_confidence = interval.meets_confidence;
-  estimate.relative_half_width = interval.meets_confidence
-                                     ? relative_wider_side(estimate.ratio, estimate.ci_low, estimate.ci_high)
-                                     : kInfinity;
+  estimate.relative_half_width =
+      interval.meets_confidence ? relative_wider_side(estimate.ratio, estimate.ci_low, estimate.ci_high) : kInfinity;
 
   estimate.seed_median_seconds = median_of(seed_seconds);
   estimate.candidate_median_seconds = median_of(candidate_seconds);
@@ -225,8 +227,8 @@ SamplingDecision next_sampling_step(const RatioEstimate& estimate, const Samplin
                                     double elapsed_seconds) {
   SamplingDecision decision;
   decision.reached_min_rounds = estimate.rounds >= policy.min_rounds;
-  const std::string width = fmt::format("+-{:.3g}% at {:.0f}% confidence", 100.0 * estimate.relative_half_width,
-                                        100.0 * estimate.confidence);
+  const std::string width =
+      fmt::format("+-{:.3g}% at {:.0f}% confidence", 100.0 * estimate.relative_half_width, 100.0 * estimate.confidence);
   const std::string short_of_min =
       decision.reached_min_rounds ? "" : fmt::format(", below the minimum {} rounds", policy.min_rounds);
 
@@ -249,8 +251,8 @@ SamplingDecision next_sampling_step(const RatioEstimate& estimate, const Samplin
   }
   if (estimate.meets_confidence && estimate.relative_half_width <= policy.target_relative_half_width) {
     decision.action = SamplingAction::kStopConverged;
-    decision.reason = fmt::format("converged after {} rounds: interval {} within the target +-{:.3g}%",
-                                  estimate.rounds, width, 100.0 * policy.target_relative_half_width);
+    decision.reason = fmt::format("converged after {} rounds: interval {} within the target +-{:.3g}%", estimate.rounds,
+                                  width, 100.0 * policy.target_relative_half_width);
     return decision;
   }
   decision.action = SamplingAction::kContinue;
@@ -305,8 +307,9 @@ Result<GeomeanEstimate> geomean_of_ratios(std::span<const RatioEstimate> estimat
     double high = options.clamp_high;
     if (e.meets_confidence) {
       if (!(e.ci_low > 0.0 && e.ci_low <= e.ratio && e.ratio <= e.ci_high && std::isfinite(e.ci_high))) {
-        return make_error(fmt::format("{}: scenario {}: interval [{}, {}] does not bracket the ratio {} within (0, inf)",
-                                      kOperation, i, e.ci_low, e.ci_high, e.ratio));
+        return make_error(
+            fmt::format("{}: scenario {}: interval [{}, {}] does not bracket the ratio {} within (0, inf)", kOperation,
+                        i, e.ci_low, e.ci_high, e.ratio));
       }
       low = clamp(e.ci_low);
       high = clamp(e.ci_high);

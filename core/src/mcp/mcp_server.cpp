@@ -19,12 +19,12 @@ namespace kseek::mcp {
 using nlohmann::json;
 
 struct McpServer::Routed {
-  std::optional<json> reply;       // to send now
-  std::optional<json> cancel_id;   // notifications/cancelled: the request it cancels
+  std::optional<json> reply;             // to send now
+  std::optional<json> cancel_id;         // notifications/cancelled: the request it cancels
   const ToolDescriptor* tool = nullptr;  // non-null: a tools/call to run
   json id;
   json arguments;
-  json progress_token;             // null: the call asked for no progress
+  json progress_token;  // null: the call asked for no progress
 };
 
 namespace {
@@ -87,8 +87,8 @@ std::optional<std::string> validate_arguments(const json& schema, const json& ar
       return fmt::format("unknown argument '{}'; this tool takes {}", key,
                          expected.empty() ? std::string("no arguments") : expected);
     }
-    if (const auto type = property->find("type"); type != property->end() && type->is_string() &&
-                                                    !matches_type(value, type->get<std::string>())) {
+    if (const auto type = property->find("type");
+        type != property->end() && type->is_string() && !matches_type(value, type->get<std::string>())) {
       return fmt::format("argument '{}' must be a {}, got {} {}", key, type->get<std::string>(), value.type_name(),
                          dump_line(value));
     }
@@ -136,17 +136,17 @@ McpServer::Routed McpServer::route(std::string_view line) {
     return routed;
   }
   if (!message.is_object()) {
-    routed.reply = error_reply(
-        nullptr, kInvalidRequest,
-        fmt::format("Invalid Request: a message must be a JSON object, got {}", message.type_name()));
+    routed.reply =
+        error_reply(nullptr, kInvalidRequest,
+                    fmt::format("Invalid Request: a message must be a JSON object, got {}", message.type_name()));
     return routed;
   }
 
   const bool has_id = message.contains("id");
   if (has_id && !is_valid_id(message["id"])) {
-    routed.reply = error_reply(nullptr, kInvalidRequest,
-                               fmt::format("Invalid Request: id must be a string or a number, got {}",
-                                           message["id"].type_name()));
+    routed.reply =
+        error_reply(nullptr, kInvalidRequest,
+                    fmt::format("Invalid Request: id must be a string or a number, got {}", message["id"].type_name()));
     return routed;
   }
   const json id = has_id ? message["id"] : json(nullptr);
@@ -218,9 +218,9 @@ McpServer::Routed McpServer::route(std::string_view line) {
       const auto tool =
           std::find_if(tools_.begin(), tools_.end(), [&](const ToolDescriptor& t) { return t.name == wanted; });
       if (tool == tools_.end()) {
-        routed.reply = error_reply(id, kInvalidParams,
-                                   fmt::format("Invalid params: unknown tool '{}'; tools: {}",
-                                               name->get<std::string>(), tool_names(tools_)));
+        routed.reply = error_reply(
+            id, kInvalidParams,
+            fmt::format("Invalid params: unknown tool '{}'; tools: {}", name->get<std::string>(), tool_names(tools_)));
         return routed;
       }
       json arguments = json::object();
@@ -265,10 +265,11 @@ json McpServer::call_tool(const json& id, const ToolDescriptor& tool, const json
     if (!tool.handler) throw std::runtime_error("no handler is wired to this tool");
     outcome = tool.handler(arguments);
   } catch (const std::exception& e) {
-    outcome = ToolResult{true, {{"status", "ERROR"}, {"error", e.what()}},
-                         fmt::format("tool '{}' failed: {}", tool.name, e.what())};
+    outcome = ToolResult{
+        true, {{"status", "ERROR"}, {"error", e.what()}}, fmt::format("tool '{}' failed: {}", tool.name, e.what())};
   } catch (...) {
-    outcome = ToolResult{true, {{"status", "ERROR"}, {"error", "unknown exception"}},
+    outcome = ToolResult{true,
+                         {{"status", "ERROR"}, {"error", "unknown exception"}},
                          fmt::format("tool '{}' failed with an unknown exception", tool.name)};
   }
   json result = {{"isError", outcome.is_error}};
@@ -277,9 +278,9 @@ json McpServer::call_tool(const json& id, const ToolDescriptor& tool, const json
   } else if (!outcome.structured.is_null()) {
     result["structuredContent"] = {{"value", outcome.structured}};  // structuredContent must be an object
   }
-  const std::string text = !outcome.text.empty() ? outcome.text
+  const std::string text = !outcome.text.empty()          ? outcome.text
                            : outcome.structured.is_null() ? std::string(outcome.is_error ? "error" : "ok")
-                                                           : dump_line(outcome.structured);
+                                                          : dump_line(outcome.structured);
   result["content"] = json::array({{{"type", "text"}, {"text", text}}});
   return result_reply(id, std::move(result));
 }
@@ -337,8 +338,10 @@ void McpServer::serve(std::istream& in, const std::function<void(const std::stri
                 std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
             send({{"jsonrpc", "2.0"},
                   {"method", "notifications/progress"},
-                  {"params", {{"progressToken", call.progress_token}, {"progress", beat},
-                              {"message", fmt::format("{} still running ({} s)", call.tool->name, seconds)}}}});
+                  {"params",
+                   {{"progressToken", call.progress_token},
+                    {"progress", beat},
+                    {"message", fmt::format("{} still running ({} s)", call.tool->name, seconds)}}}});
           }
         });
       }
@@ -366,8 +369,8 @@ void McpServer::serve(std::istream& in, const std::function<void(const std::stri
     if (routed.cancel_id) {
       std::lock_guard lock(queue_mutex);
       const std::string key = routed.cancel_id->dump();
-      const bool known = key == running || std::any_of(queue.begin(), queue.end(),
-                                                       [&](const Routed& r) { return r.id.dump() == key; });
+      const bool known = key == running ||
+                         std::any_of(queue.begin(), queue.end(), [&](const Routed& r) { return r.id.dump() == key; });
       if (known) cancelled.insert(key);  // unknown or finished ids are ignored, as the spec allows
     }
     if (routed.tool != nullptr) {
@@ -393,7 +396,8 @@ std::vector<ToolDescriptor> campaign_tools(CampaignToolHandlers handlers) {
 
   std::vector<ToolDescriptor> tools;
   tools.push_back(
-      {"eval", "Evaluate the candidate",
+      {"eval",
+       "Evaluate the candidate",
        "Builds the campaign's candidate kernel, checks its constraints, compares its output with the reference on "
        "every scenario of the campaign and times it against the seed. Takes minutes. Records the evaluation and "
        "returns its summary (per-scenario status and speed-up, geomean), the events it raised, the question to "
@@ -409,16 +413,21 @@ std::vector<ToolDescriptor> campaign_tools(CampaignToolHandlers handlers) {
                    "open events, number of evaluations. Fast: reads the campaign log only.",
                    no_arguments, std::move(handlers.status)});
   tools.push_back(
-      {"ask", "Question to consider",
+      {"ask",
+       "Question to consider",
        "The question kseek wants you to consider now, for the newest unanswered event or for the named event. Act "
        "on it in your next changes; there is nothing to send back. Fast.",
        {{"type", "object"},
-        {"properties", {{"event", {{"type", "string"}, {"enum", events},
-                                   {"description", "Ask about this event instead of the newest unanswered one"}}}}},
+        {"properties",
+         {{"event",
+           {{"type", "string"},
+            {"enum", events},
+            {"description", "Ask about this event instead of the newest unanswered one"}}}}},
         {"additionalProperties", false}},
        std::move(handlers.ask)});
   tools.push_back(
-      {"claim", "Record a claim",
+      {"claim",
+       "Record a claim",
        "Records a claim in the campaign log: kind 'limit' when you believe the kernel cannot get meaningfully "
        "faster (say why, with numbers), 'done' when you believe the goal is met. It raises an event and returns "
        "the question for it; it does not end the campaign: the gate decides. Fast.",

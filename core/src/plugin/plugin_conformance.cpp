@@ -15,7 +15,9 @@ namespace {
 
 class CheckBuilder {
  public:
-  CheckBuilder(std::string name, std::string summary) { check_.name = std::move(name), check_.summary = std::move(summary); }
+  CheckBuilder(std::string name, std::string summary) {
+    check_.name = std::move(name), check_.summary = std::move(summary);
+  }
   template <class... Args>
   void problem(fmt::format_string<Args...> format, Args&&... args) {
     check_.problems.push_back(fmt::format(format, std::forward<Args>(args)...));
@@ -34,7 +36,8 @@ ConformanceCheck descriptor_and_info(const LoadedPlugin& loaded) {
   const Plugin& plugin = *loaded.plugin;
   const PluginInfo info = plugin.info();
   if (info.id != loaded.id) c.problem("info().id is '{}', the descriptor says '{}'", info.id, loaded.id);
-  if (info.version != loaded.version) c.problem("info().version is '{}', the descriptor says '{}'", info.version, loaded.version);
+  if (info.version != loaded.version)
+    c.problem("info().version is '{}', the descriptor says '{}'", info.version, loaded.version);
   if (info.operator_name.empty()) c.problem("info().operator_name is empty");
   if (info.target_archs.empty()) c.problem("info().target_archs is empty");
   for (const auto& arch : info.target_archs) {
@@ -76,7 +79,8 @@ ConformanceCheck names_read_back(const Plugin& plugin) {
         c.problem("{}: does not read back: {}", where, parsed.error().message);
         continue;
       }
-      if (parsed->name != s.name) c.problem("{}: reads back as '{}' (a set's names must be canonical)", where, parsed->name);
+      if (parsed->name != s.name)
+        c.problem("{}: reads back as '{}' (a set's names must be canonical)", where, parsed->name);
       if (parsed->flops != s.flops || parsed->bytes != s.bytes || parsed->required_arch != s.required_arch) {
         c.problem("{}: reads back with other flops, bytes or arch", where);
       }
@@ -122,8 +126,8 @@ ConformanceCheck layouts(const Plugin& plugin) {
         bytes += static_cast<double>(tensor.elements * element_bytes(tensor.type));
         if (tensor.problem_offset != kNoProblemPointer) {
           if (tensor.elements == 0) c.problem("{}: tensor '{}' is empty", where, tensor.name);
-          if (tensor.problem_offset + sizeof(void*) > layout->problem.size() || tensor.problem_offset % alignof(void*) != 0 ||
-              !offsets.insert(tensor.problem_offset).second) {
+          if (tensor.problem_offset + sizeof(void*) > layout->problem.size() ||
+              tensor.problem_offset % alignof(void*) != 0 || !offsets.insert(tensor.problem_offset).second) {
             c.problem("{}: tensor '{}' has its pointer outside, misaligned or shared", where, tensor.name);
           }
         }
@@ -153,7 +157,8 @@ ConformanceCheck packs_lint(const Plugin& plugin) {
 }
 
 ConformanceCheck seed_builds(const Plugin& plugin, BuildService& service) {
-  CheckBuilder c("seed-builds", "the seed builds constraint-clean, without spills, with a kseek_plan, for every target");
+  CheckBuilder c("seed-builds",
+                 "the seed builds constraint-clean, without spills, with a kseek_plan, for every target");
   const auto constraints = plugin.default_constraints();
   for (const auto& arch : plugin.info().target_archs) {
     auto seed = plugin.seed_source(arch);
@@ -169,7 +174,8 @@ ConformanceCheck seed_builds(const Plugin& plugin, BuildService& service) {
     bool has_plan = false;
     for (const auto& kernel : build.compile.kernels) {
       has_plan = has_plan || kernel.kernel == "kseek_plan";
-      if (kernel.spill_store_bytes > 0) c.problem("{}: kernel {} spills {} bytes", arch, kernel.kernel, kernel.spill_store_bytes);
+      if (kernel.spill_store_bytes > 0)
+        c.problem("{}: kernel {} spills {} bytes", arch, kernel.kernel, kernel.spill_store_bytes);
     }
     if (!has_plan) c.problem("{}: the seed exports no kseek_plan (candidate ABI)", arch);
   }
@@ -204,11 +210,13 @@ ConformanceCheck device_library_builds(const Plugin& plugin, BuildService& servi
 std::vector<ConformanceCheck> check_plugin_conformance(const LoadedPlugin& loaded, std::optional<BuildCache> cache) {
   const Plugin& plugin = *loaded.plugin;
   BuildService service(std::move(cache));
-  std::vector<ConformanceCheck> checks = {descriptor_and_info(loaded), names_read_back(plugin), layouts(plugin),
-                                          packs_lint(plugin), seed_builds(plugin, service),
-                                          device_library_builds(plugin, service)};
-  checks.push_back({"gpu", "SKIPPED",
-                    fmt::format("the GPU half is the seed against itself on a GPU: kseek eval --plugin {}", loaded.id), {}});
+  std::vector<ConformanceCheck> checks = {
+      descriptor_and_info(loaded), names_read_back(plugin),      layouts(plugin),
+      packs_lint(plugin),          seed_builds(plugin, service), device_library_builds(plugin, service)};
+  checks.push_back({"gpu",
+                    "SKIPPED",
+                    fmt::format("the GPU half is the seed against itself on a GPU: kseek eval --plugin {}", loaded.id),
+                    {}});
   return checks;
 }
 

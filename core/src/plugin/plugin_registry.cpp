@@ -7,9 +7,9 @@
 #include <deque>
 #include <optional>
 
+#include <fmt/format.h>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <fmt/format.h>
 
 #ifndef KSEEK_RELATIVE_PLUGIN_DIR
 #error "KSEEK_RELATIVE_PLUGIN_DIR must be defined by the build"
@@ -106,14 +106,13 @@ Result<std::size_t> PluginRegistry::open_library(const fs::path& path) {
 
   boost::dll::shared_library library;
   try {
-    library.load(boost::dll::fs::path(path),
-                 boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    library.load(boost::dll::fs::path(path), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {
     return make_error(fmt::format("{}: not a loadable shared library ({})", file, e.what()));
   }
   if (!library.has(KSEEK_PLUGIN_DESCRIPTOR_SYMBOL)) {
-    return make_error(fmt::format("{}: not a kernelseek plugin (no '{}' symbol)", file,
-                                  KSEEK_PLUGIN_DESCRIPTOR_SYMBOL));
+    return make_error(
+        fmt::format("{}: not a kernelseek plugin (no '{}' symbol)", file, KSEEK_PLUGIN_DESCRIPTOR_SYMBOL));
   }
   const auto describe = library.get<const kseek_plugin_descriptor_t*()>(KSEEK_PLUGIN_DESCRIPTOR_SYMBOL);
   const kseek_plugin_descriptor_t* descriptor = describe();
@@ -121,13 +120,14 @@ Result<std::size_t> PluginRegistry::open_library(const fs::path& path) {
     return make_error(fmt::format("{}: '{}' returned no descriptor", file, KSEEK_PLUGIN_DESCRIPTOR_SYMBOL));
   }
   if (descriptor->abi_version != KSEEK_PLUGIN_ABI_VERSION) {
-    return make_error(fmt::format("{}: plugin ABI version {}, this kseek expects {} (rebuild the plugin "
-                                  "against SDK {})",
-                                  file, descriptor->abi_version, KSEEK_PLUGIN_ABI_VERSION, KSEEK_SDK_VERSION));
+    return make_error(
+        fmt::format("{}: plugin ABI version {}, this kseek expects {} (rebuild the plugin "
+                    "against SDK {})",
+                    file, descriptor->abi_version, KSEEK_PLUGIN_ABI_VERSION, KSEEK_SDK_VERSION));
   }
   if (descriptor->descriptor_size != sizeof(kseek_plugin_descriptor_t)) {
-    return make_error(fmt::format("{}: descriptor size {}, this kseek expects {}", file,
-                                  descriptor->descriptor_size, sizeof(kseek_plugin_descriptor_t)));
+    return make_error(fmt::format("{}: descriptor size {}, this kseek expects {}", file, descriptor->descriptor_size,
+                                  sizeof(kseek_plugin_descriptor_t)));
   }
   const std::string sdk_version = descriptor->sdk_version ? descriptor->sdk_version : "";
   const std::string fingerprint = descriptor->build_fingerprint ? descriptor->build_fingerprint : "";
@@ -138,9 +138,10 @@ Result<std::size_t> PluginRegistry::open_library(const fs::path& path) {
   }
   const std::string their_stdlib = fingerprint_field(fingerprint, "stdlib");
   if (their_stdlib != KSEEK_STDLIB_ABI) {
-    return make_error(fmt::format("{}: C++ standard library ABI '{}', this kseek uses '{}' (rebuild the plugin "
-                                  "with the same standard library)",
-                                  file, their_stdlib, KSEEK_STDLIB_ABI));
+    return make_error(
+        fmt::format("{}: C++ standard library ABI '{}', this kseek uses '{}' (rebuild the plugin "
+                    "with the same standard library)",
+                    file, their_stdlib, KSEEK_STDLIB_ABI));
   }
   if (id.empty()) return make_error(fmt::format("{}: descriptor has an empty plugin id", file));
   if (const auto other = index_of_id(id); other < plugins_.size()) {

@@ -16,8 +16,8 @@ namespace {
 // starts (start of text, or after , ; : ( or a dash), so "What would you use to measure it?" is fine while
 // "Use TMA, is that faster?" is not. The other phrases count anywhere.
 constexpr std::string_view kImperativeRecipeVerbs[] = {"use", "try", "set", "replace", "switch to", "add", "remove"};
-constexpr std::string_view kRecipePhrases[] = {"you should", "you need to", "you must", "the fix", "the answer",
-                                               "the solution", "instead of", "the trick"};
+constexpr std::string_view kRecipePhrases[] = {"you should", "you need to",  "you must",   "the fix",
+                                               "the answer", "the solution", "instead of", "the trick"};
 
 std::string normalised(std::string_view s) {
   std::string out;
@@ -89,14 +89,17 @@ bool is_semver(std::string_view v) {
 std::string_view to_string(LintSeverity severity) { return severity == LintSeverity::kError ? "error" : "warning"; }
 
 bool has_lint_errors(const std::vector<LintFinding>& findings) {
-  return std::any_of(findings.begin(), findings.end(), [](const LintFinding& f) { return f.severity == LintSeverity::kError; });
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const LintFinding& f) { return f.severity == LintSeverity::kError; });
 }
 
-std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::string_view text, std::string_view file_name) {
+std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::string_view text,
+                                            std::string_view file_name) {
   std::vector<LintFinding> findings;
   auto add = [&](std::size_t line, std::string item_id, std::string rule, std::string message,
                  LintSeverity severity = LintSeverity::kError) {
-    findings.push_back({std::string(file_name), line, std::move(item_id), std::move(rule), std::move(message), severity});
+    findings.push_back(
+        {std::string(file_name), line, std::move(item_id), std::move(rule), std::move(message), severity});
   };
   std::size_t pack_line = pack.line;
   if (auto at = text.find("\"version\""); at != std::string_view::npos) pack_line = position_of_offset(text, at).line;
@@ -106,10 +109,12 @@ std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::strin
 
   if (pack.architecture && !is_pack_architecture(*pack.architecture)) {
     std::size_t arch_line = pack.line;
-    if (auto at = text.find("\"architecture\""); at != std::string_view::npos) arch_line = position_of_offset(text, at).line;
+    if (auto at = text.find("\"architecture\""); at != std::string_view::npos)
+      arch_line = position_of_offset(text, at).line;
     add(arch_line, "", "pack.architecture",
         fmt::format("architecture \"{}\" is not sm_NN or sm_NNa (e.g. sm_90a): campaigns select packs by it, so this "
-                    "pack would never be asked", *pack.architecture));
+                    "pack would never be asked",
+                    *pack.architecture));
   }
 
   std::map<std::string, std::size_t> id_lines, text_lines;  // first line seen
@@ -134,7 +139,8 @@ std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::strin
                       !trimmed.empty() && trimmed.back() == '?' ? "" : ", not at the end"));
     }
     if (const auto n = code_points(q.text); n > kMaxQuestionCharacters) {
-      add(line, q.id, "question.too-long", fmt::format("text has {} characters, the limit is {}", n, kMaxQuestionCharacters));
+      add(line, q.id, "question.too-long",
+          fmt::format("text has {} characters, the limit is {}", n, kMaxQuestionCharacters));
     }
     if (const auto phrase = find_recipe(q.text); !phrase.empty()) {
       add(line, q.id, "question.contains-recipe",

@@ -43,15 +43,16 @@ class PackReader {
     check_keys(root, {"format", "pack", "items"}, {"format", "pack", "items"}, 0, "top level");
     const auto& format = root.at("format");
     if (!format.is_string() || format.get<std::string>() != kQuestionPackFormat) {
-      fail(offset_of_key("format"), fmt::format("\"format\" must be \"{}\", got {}", kQuestionPackFormat, format.dump()));
+      fail(offset_of_key("format"),
+           fmt::format("\"format\" must be \"{}\", got {}", kQuestionPackFormat, format.dump()));
     }
     QuestionPack pack;
     pack_offset_ = offset_of_key("pack");
     pack.line = position_of_offset(text_, pack_offset_).line;
     const auto& p = root.at("pack");
     if (!p.is_object()) fail(pack_offset_, fmt::format("\"pack\" must be an object, got {}", kind_of(p)));
-    check_keys(p, {"id", "version", "description", "license"}, {"id", "version", "description", "architecture", "license"},
-               pack_offset_, "\"pack\"");
+    check_keys(p, {"id", "version", "description", "license"},
+               {"id", "version", "description", "architecture", "license"}, pack_offset_, "\"pack\"");
     pack.id = string_field(p, "id", pack_offset_, "pack");
     pack.version = string_field(p, "version", pack_offset_, "pack");
     pack.description = string_field(p, "description", pack_offset_, "pack");
@@ -60,13 +61,16 @@ class PackReader {
       pack.architecture = string_field(p, "architecture", pack_offset_, "pack");
     }
     const auto& items = root.at("items");
-    if (!items.is_array()) fail(offset_of_key("items"), fmt::format("\"items\" must be an array, got {}", kind_of(items)));
+    if (!items.is_array())
+      fail(offset_of_key("items"), fmt::format("\"items\" must be an array, got {}", kind_of(items)));
     std::map<std::string, std::size_t> seen;  // id -> occurrences so far, to locate duplicates
     for (std::size_t i = 0; i < items.size(); ++i) pack.items.push_back(read_item(items[i], i, seen));
     return pack;
   }
 
-  [[noreturn]] static void fail(std::size_t offset, std::string message) { throw SchemaError{offset, std::move(message)}; }
+  [[noreturn]] static void fail(std::size_t offset, std::string message) {
+    throw SchemaError{offset, std::move(message)};
+  }
 
  private:
   Question read_item(const json& item, std::size_t index, std::map<std::string, std::size_t>& seen) {
@@ -78,7 +82,8 @@ class PackReader {
     }
     if (!item.is_object()) fail(offset, fmt::format("{} must be an object, got {}", where, kind_of(item)));
     check_keys(item, {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance"},
-               {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance", "notes"}, offset, where);
+               {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance", "notes"}, offset,
+               where);
     Question q;
     q.line = position_of_offset(text_, offset).line;
     q.id = string_field(item, "id", offset, where);
@@ -89,19 +94,23 @@ class PackReader {
     if (item.contains("notes")) q.notes = string_field(item, "notes", offset, named);
     const auto& roi = item.at("requires_other_implementation");
     if (!roi.is_boolean()) {
-      fail(offset, fmt::format("{}: \"requires_other_implementation\" must be true or false, got {}", named, roi.dump()));
+      fail(offset,
+           fmt::format("{}: \"requires_other_implementation\" must be true or false, got {}", named, roi.dump()));
     }
     q.requires_other_implementation = roi.get<bool>();
     const auto& triggers = item.at("triggers");
-    if (!triggers.is_array()) fail(offset, fmt::format("{}: \"triggers\" must be an array, got {}", named, kind_of(triggers)));
+    if (!triggers.is_array())
+      fail(offset, fmt::format("{}: \"triggers\" must be an array, got {}", named, kind_of(triggers)));
     for (const auto& t : triggers) {
       if (!t.is_string() || !is_one_of(t.get<std::string>(), kQuestionTriggers)) {
-        fail(offset, fmt::format("{}: unknown trigger {} (expected one of: {})", named, t.dump(), joined(kQuestionTriggers)));
+        fail(offset,
+             fmt::format("{}: unknown trigger {} (expected one of: {})", named, t.dump(), joined(kQuestionTriggers)));
       }
       q.triggers.push_back(t.get<std::string>());
     }
     if (!is_one_of(q.intent, kQuestionIntents)) {
-      fail(offset, fmt::format("{}: unknown intent \"{}\" (expected one of: {})", named, q.intent, joined(kQuestionIntents)));
+      fail(offset,
+           fmt::format("{}: unknown intent \"{}\" (expected one of: {})", named, q.intent, joined(kQuestionIntents)));
     }
     if (!is_one_of(q.provenance, kQuestionProvenances)) {
       fail(offset, fmt::format("{}: unknown provenance \"{}\" (expected one of: {})", named, q.provenance,
@@ -120,7 +129,8 @@ class PackReader {
       }
     }
     for (const auto& key : required) {
-      if (!object.contains(std::string(key))) fail(offset, fmt::format("{}: missing required field \"{}\"", where, key));
+      if (!object.contains(std::string(key)))
+        fail(offset, fmt::format("{}: missing required field \"{}\"", where, key));
     }
   }
 
@@ -154,7 +164,8 @@ std::string syntax_problem(const std::string& what) {
 
 }  // namespace
 
-std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id, std::size_t occurrence) {
+std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id,
+                                               std::size_t occurrence) {
   const std::string quoted = nlohmann::json(std::string(item_id)).dump();
   for (std::size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
     // Walk back over whitespace, ':', whitespace and expect the key "id".
@@ -176,7 +187,8 @@ Result<QuestionPack> parse_question_pack(std::string_view text, std::string_view
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based: the position of the last character read.
     const auto pos = position_of_offset(text, e.byte == 0 ? 0 : e.byte - 1);
-    return make_error(fmt::format("{}:{}:{}: JSON syntax error: {}", file_name, pos.line, pos.column, syntax_problem(e.what())));
+    return make_error(
+        fmt::format("{}:{}:{}: JSON syntax error: {}", file_name, pos.line, pos.column, syntax_problem(e.what())));
   } catch (const nlohmann::json::exception& e) {
     // Not a syntax error but still thrown while parsing: a number too large for a double (out_of_range 406).
     return make_error(fmt::format("{}:1:1: JSON value error: {}", file_name, e.what()));

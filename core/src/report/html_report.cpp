@@ -87,13 +87,16 @@ std::string followed_text(const ReportTimelineEntry& t, const ReportModel& m) {
   const auto& next = m.evaluations[t.evaluations_before];
   std::string text = fmt::format("#{}: ", t.next_evaluation);
   if (!t.geomean_after) {
-    return text + "no geomean (" + (next.status == "COMPLETE" ? "no scenario passed" : next.status.empty() ? "no status"
-                                                                                                      : next.status) + ")";
+    return text + "no geomean (" +
+           (next.status == "COMPLETE" ? "no scenario passed"
+            : next.status.empty()     ? "no status"
+                                      : next.status) +
+           ")";
   }
   if (!t.geomean_before) return text + "geomean " + fixed(*t.geomean_after, 3);
   const double change = (*t.geomean_after / *t.geomean_before - 1.0) * 100.0;
-  return text + fmt::format("{} \xE2\x86\x92 {} ({:+.1f}%)", fixed(*t.geomean_before, 3), fixed(*t.geomean_after, 3),
-                            change);
+  return text +
+         fmt::format("{} \xE2\x86\x92 {} ({:+.1f}%)", fixed(*t.geomean_before, 3), fixed(*t.geomean_after, 3), change);
 }
 
 // (a) + (d): geomean per evaluation with its interval band, best-so-far, the seed line and timeline markers.
@@ -198,8 +201,8 @@ std::string geomean_plot(const ReportModel& m) {
     if (my > height - bottom - 16) continue;  // the table lists every entry; the plot shows what fits
     const std::string number = std::to_string(k + 1);
     const double w = 8 + 6.5 * static_cast<double>(number.size());
-    const std::string tooltip = fmt::format("{} {} ({}): {}", number, t.event.empty() ? t.type : t.event, t.time,
-                                            shorten(t.text, 300));
+    const std::string tooltip =
+        fmt::format("{} {} ({}): {}", number, t.event.empty() ? t.type : t.event, t.time, shorten(t.text, 300));
     svg.open_group(fmt::format(R"(class="marker marker-{}")", escape_html(t.type)), tooltip);
     svg.rect(mx - w / 2, my, w, 13, fmt::format(R"(rx="3" fill="{}")", marker_colour(t.type)));
     svg.text(mx, my + 10, number, R"(text-anchor="middle" fill="#fff" font-size="10")");
@@ -314,8 +317,8 @@ std::string heatmap(const ReportModel& m) {
       svg.open_group(fmt::format(R"(class="{}")", cls), tooltip);
       svg.rect(cx + 0.5, ry + 0.5, cw - 1, rh - 1, fmt::format(R"(fill="{}")", fill));
       if (!text.empty()) {
-        svg.text(cx + cw / 2, ry + 13, text, fmt::format(R"(text-anchor="middle" fill="{}" font-size="10")",
-                                                          text_colour));
+        svg.text(cx + cw / 2, ry + 13, text,
+                 fmt::format(R"(text-anchor="middle" fill="{}" font-size="10")", text_colour));
       }
       svg.close_group();
     }
@@ -333,9 +336,10 @@ std::string heatmap(const ReportModel& m) {
            R"(fill="#555")");
   ly += 22;
   lx = lw;
-  const std::pair<const char*, const char*> marks[] = {
-      {"#1a1a1a", "failed (status shown)"}, {"#d9d9d9", "not runnable"}, {"#e5f5e0", "passed, untimed"},
-      {"#ffffff", "not evaluated"}};
+  const std::pair<const char*, const char*> marks[] = {{"#1a1a1a", "failed (status shown)"},
+                                                       {"#d9d9d9", "not runnable"},
+                                                       {"#e5f5e0", "passed, untimed"},
+                                                       {"#ffffff", "not evaluated"}};
   for (const auto& [colour, what] : marks) {
     svg.rect(lx, ly, 16, 14, fmt::format(R"(fill="{}" stroke="#999")", colour));
     svg.text(lx + 22, ly + 11, what, R"(fill="#333")");
@@ -388,13 +392,13 @@ std::string roofline_plot(const ReportRoofline& r) {
         fixed(seed, 1), compute ? "compute" : "bandwidth", compute ? "compute" : "bandwidth");
     svg.open_group(fmt::format(R"(class="roofline-bar {}")", compute ? "compute-bound" : "bandwidth-bound"), tooltip);
     svg.rect(lw, ry + 2, x(primary) - lw, 12, fmt::format(R"(fill="{}")", colour));
-    svg.rect(lw, ry + 16, x(secondary) - lw, 4, fmt::format(R"(fill="{}" fill-opacity="0.45")",
-                                                            compute ? "#1b7837" : "#762a83"));
+    svg.rect(lw, ry + 16, x(secondary) - lw, 4,
+             fmt::format(R"(fill="{}" fill-opacity="0.45")", compute ? "#1b7837" : "#762a83"));
     if (seed > 0) svg.line(x(seed), ry, x(seed), ry + 16, R"(stroke="#111" stroke-width="2")");
-    svg.text(lw + bar_width + 10, ry + 13,
-             fmt::format("{} \xC2\xB7 {}% of peak {}", rate_text(b), fixed(primary, 1),
-                         compute ? "compute" : "bandwidth"),
-             R"(fill="#222")");
+    svg.text(
+        lw + bar_width + 10, ry + 13,
+        fmt::format("{} \xC2\xB7 {}% of peak {}", rate_text(b), fixed(primary, 1), compute ? "compute" : "bandwidth"),
+        R"(fill="#222")");
     svg.close_group();
   }
   const double ly = height - 14;
@@ -414,23 +418,25 @@ void fact(std::string& h, std::string_view name, std::string_view value_html) {
 
 std::string summary_section(const ReportModel& m) {
   std::string h = "<section id=\"summary\">\n<table class=\"facts\">\n";
-  fact(h, "plugin", "<code>" + escape_html(m.plugin) + "</code>" +
-                        (m.set.empty() ? "" : ", set <code>" + escape_html(m.set) + "</code>") +
-                        (m.arch.empty() ? "" : ", arch <code>" + escape_html(m.arch) + "</code>"));
+  fact(h, "plugin",
+       "<code>" + escape_html(m.plugin) + "</code>" +
+           (m.set.empty() ? "" : ", set <code>" + escape_html(m.set) + "</code>") +
+           (m.arch.empty() ? "" : ", arch <code>" + escape_html(m.arch) + "</code>"));
   fact(h, "goal", "<code>" + escape_html(m.goal.empty() ? "(none)" : m.goal) + "</code>");
   std::string packs;
   for (const auto& p : m.packs) packs += (packs.empty() ? "" : ", ") + escape_html(p);
-  fact(h, "questions", m.questions ? "on" + (packs.empty() ? "" : " (packs: " + packs + ")")
-                                   : std::string("off (control campaign)"));
+  fact(h, "questions",
+       m.questions ? "on" + (packs.empty() ? "" : " (packs: " + packs + ")") : std::string("off (control campaign)"));
   if (!m.created.empty()) fact(h, "started", escape_html(m.created));
   std::size_t all_passed = 0;
   for (const auto& e : m.evaluations) all_passed += e.all_passed;
   fact(h, "evaluations", fmt::format("{} ({} with every scenario passing)", m.evaluations.size(), all_passed));
   if (const auto best = m.best()) {
     const auto& e = m.evaluations[*best];
-    fact(h, "best geomean", fmt::format("<b>{}</b> at #{} (candidate <code>{}</code>)",
-                                        interval_text(e.geomean, e.geomean_low, e.geomean_high), e.number,
-                                        escape_html(short_sha(e.candidate_sha256))));
+    fact(h, "best geomean",
+         fmt::format("<b>{}</b> at #{} (candidate <code>{}</code>)",
+                     interval_text(e.geomean, e.geomean_low, e.geomean_high), e.number,
+                     escape_html(short_sha(e.candidate_sha256))));
   } else {
     fact(h, "best geomean", std::string(kDash) + " (no evaluation where every scenario passed)");
   }
@@ -447,9 +453,9 @@ std::string summary_section(const ReportModel& m) {
     const auto it = m.record_counts.find(type);
     return it == m.record_counts.end() ? 0 : it->second;
   };
-  fact(h, "log", fmt::format("{} events, {} questions, {} claims, {} steers, {} gate checks, {} sessions",
-                             count("event"), count("question"), count("claim"), count("steer"), count("gate"),
-                             count("session")));
+  fact(h, "log",
+       fmt::format("{} events, {} questions, {} claims, {} steers, {} gate checks, {} sessions", count("event"),
+                   count("question"), count("claim"), count("steer"), count("gate"), count("session")));
   if (!m.hook_decisions.empty()) {
     std::string hooks;
     for (const auto& [decision, n] : m.hook_decisions) {
@@ -463,8 +469,9 @@ std::string summary_section(const ReportModel& m) {
 
 std::string warnings_section(const ReportModel& m) {
   if (m.warnings.empty()) return {};
-  std::string h = "<section id=\"warnings\" class=\"warnings\">\n<h2>Warnings: parts of the campaign that could not "
-                  "be used</h2>\n<ul>\n";
+  std::string h =
+      "<section id=\"warnings\" class=\"warnings\">\n<h2>Warnings: parts of the campaign that could not "
+      "be used</h2>\n<ul>\n";
   for (const auto& w : m.warnings) {
     h += fmt::format("<li><b>{}</b>: <span class=\"mono\">{}</span></li>\n", escape_html(w.where),
                      escape_html(w.message));
@@ -497,15 +504,16 @@ std::string timeline_section(const ReportModel& m) {
 
 std::string failures_section(const ReportModel& m) {
   std::string h = "<section id=\"failures\">\n<h2>Failures, constraint violations and scenarios not run</h2>\n";
-  if (m.failures.empty()) return h + "<p class=\"note\">None: every scenario of every evaluation passed.</p>\n</section>\n";
+  if (m.failures.empty())
+    return h + "<p class=\"note\">None: every scenario of every evaluation passed.</p>\n</section>\n";
   h += "<table>\n<tr><th>evaluation</th><th>when</th><th>scenario</th><th>name</th><th>status</th><th>why</th></tr>\n";
   for (const auto& f : m.failures) {
-    h += fmt::format("<tr><td class=\"num\">#{}</td><td class=\"num\">{}</td><td class=\"mono\">{}</td>"
-                     "<td class=\"mono text\">{}</td><td class=\"{}\">{}</td><td class=\"text\">{}</td></tr>\n",
-                     f.evaluation, escape_html(f.time),
-                     escape_html(f.scenario.empty() ? std::string("(whole evaluation)") : f.scenario),
-                     escape_html(f.name), status_class(f.status), escape_html(f.status),
-                     escape_html(shorten(f.message, 2000)));
+    h += fmt::format(
+        "<tr><td class=\"num\">#{}</td><td class=\"num\">{}</td><td class=\"mono\">{}</td>"
+        "<td class=\"mono text\">{}</td><td class=\"{}\">{}</td><td class=\"text\">{}</td></tr>\n",
+        f.evaluation, escape_html(f.time),
+        escape_html(f.scenario.empty() ? std::string("(whole evaluation)") : f.scenario), escape_html(f.name),
+        status_class(f.status), escape_html(f.status), escape_html(shorten(f.message, 2000)));
   }
   h += "</table>\n</section>\n";
   return h;
@@ -553,11 +561,11 @@ std::string render_html_report(const ReportModel& m) {
   h += "<section id=\"roofline\">\n<h2>Achieved rate against the GPU's peaks</h2>\n";
   if (m.roofline) {
     const auto& r = *m.roofline;
-    h += fmt::format("<p class=\"note\">Evaluation #{} on {}: peaks {} dense bf16 ({}) and {} memory bandwidth ({}). "
-                     "Each scenario's bar is its share of whichever peak it uses more.</p>\n",
-                     r.evaluation, escape_html(r.gpu.empty() ? "an unnamed GPU" : r.gpu),
-                     human_rate(r.peak_flops, "TFLOP/s"), escape_html(r.flops_source),
-                     human_rate(r.peak_bytes_per_second, "TB/s"), escape_html(r.bytes_source));
+    h += fmt::format(
+        "<p class=\"note\">Evaluation #{} on {}: peaks {} dense bf16 ({}) and {} memory bandwidth ({}). "
+        "Each scenario's bar is its share of whichever peak it uses more.</p>\n",
+        r.evaluation, escape_html(r.gpu.empty() ? "an unnamed GPU" : r.gpu), human_rate(r.peak_flops, "TFLOP/s"),
+        escape_html(r.flops_source), human_rate(r.peak_bytes_per_second, "TB/s"), escape_html(r.bytes_source));
     h += roofline_plot(r);
   } else {
     h += "<p class=\"note\">No trusted full evaluation record with the GPU's peaks yet.</p>\n";
@@ -566,7 +574,8 @@ std::string render_html_report(const ReportModel& m) {
 
   h += timeline_section(m);
   h += failures_section(m);
-  h += "<footer><p class=\"note\">Generated by kseek " KSEEK_SDK_VERSION " from the campaign's log and evaluation "
+  h += "<footer><p class=\"note\">Generated by kseek " KSEEK_SDK_VERSION
+       " from the campaign's log and evaluation "
        "records; a self-contained file (no scripts, nothing loaded from elsewhere).</p></footer>\n";
   h += "</body>\n</html>\n";
   return h;

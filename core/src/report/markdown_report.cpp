@@ -40,13 +40,24 @@ std::string markdown_cell(std::string_view text, std::size_t max_chars) {
       case '\t': out += ' '; break;
       // CommonMark lets a backslash escape any ASCII punctuation; these could start markup inside a table cell
       // (emphasis, code, links, images, HTML, entities, cell breaks, strikethrough, issue links and mentions).
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|': case '#':
-      case '!': case '~': case '&': case '@':
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '<':
+      case '>':
+      case '|':
+      case '#':
+      case '!':
+      case '~':
+      case '&':
+      case '@':
         out += '\\';
         out += c;
         break;
-      default:
-        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+      default: out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
     }
   }
   return out;
@@ -97,8 +108,10 @@ std::string render_markdown_report(const ReportModel& m) {
     }
     if (ratios.empty()) continue;
     std::sort(ratios.begin(), ratios.end());
-    md += fmt::format("\n### Slowest scenarios (evaluation #{})\n\n| scenario | name | status | ratio [95% CI] |\n"
-                      "|---|---|---|---|\n", e->number);
+    md += fmt::format(
+        "\n### Slowest scenarios (evaluation #{})\n\n| scenario | name | status | ratio [95% CI] |\n"
+        "|---|---|---|---|\n",
+        e->number);
     for (std::size_t i = 0; i < std::min<std::size_t>(5, ratios.size()); ++i) {
       const std::string& id = ratios[i].second;
       const ReportCell& cell = e->cells.at(id);
@@ -117,16 +130,17 @@ std::string render_markdown_report(const ReportModel& m) {
     const auto& t = m.timeline[k];
     if (t.type != "event" && t.type != "question" && t.type != "claim" && t.type != "steer") continue;
     if (!any) {
-      md += "\n### Events and questions\n\n| # | when | after | kind | event | text | what followed |\n"
-            "|---|---|---|---|---|---|---|\n";
+      md +=
+          "\n### Events and questions\n\n| # | when | after | kind | event | text | what followed |\n"
+          "|---|---|---|---|---|---|---|\n";
       any = true;
     }
     std::string followed = "no evaluation since";
     if (t.next_evaluation > 0) {
       followed = fmt::format("#{}: ", t.next_evaluation);
       if (t.geomean_before && t.geomean_after) {
-        followed += fmt::format("{} \xE2\x86\x92 {} ({:+.1f}%)", fixed(*t.geomean_before, 3), fixed(*t.geomean_after, 3),
-                                (*t.geomean_after / *t.geomean_before - 1.0) * 100.0);
+        followed += fmt::format("{} \xE2\x86\x92 {} ({:+.1f}%)", fixed(*t.geomean_before, 3),
+                                fixed(*t.geomean_after, 3), (*t.geomean_after / *t.geomean_before - 1.0) * 100.0);
       } else {
         followed += t.geomean_after ? "geomean " + fixed(*t.geomean_after, 3) : "no geomean";
       }

@@ -146,7 +146,6 @@ void add_timeline(const LogRecord& record, const std::string& type, ReportModel&
   model.timeline.push_back(std::move(t));
 }
 
-
 void load_full_record(const fs::path& state_dir, ReportEvaluation& e, const std::string& expected_sha256,
                       ReportModel& model) {
   const std::string where = e.record_file.empty() ? fmt::format("evaluation #{}", e.number) : e.record_file;
@@ -178,7 +177,8 @@ void load_full_record(const fs::path& state_dir, ReportEvaluation& e, const std:
   }
   if (text_of(record, "schema") != "kseek.eval/1") {
     model.warnings.push_back({where, fmt::format("has schema '{}', expected 'kseek.eval/1'; only the log summary is "
-                                                 "shown", text_of(record, "schema"))});
+                                                 "shown",
+                                                 text_of(record, "schema"))});
     return;
   }
   if (record.contains("scenarios") && record["scenarios"].is_array()) {
@@ -202,8 +202,7 @@ void load_full_record(const fs::path& state_dir, ReportEvaluation& e, const std:
   e.record = std::move(record);
 }
 
-void collect_failures(const ReportEvaluation& e, const std::map<std::string, std::string>& names,
-                      ReportModel& model) {
+void collect_failures(const ReportEvaluation& e, const std::map<std::string, std::string>& names, ReportModel& model) {
   const json& record = e.record;
   if (!e.status.empty() && e.status != "COMPLETE") {
     model.failures.push_back({e.number, e.time, "", "", e.status, text_of(record, "message")});
@@ -221,8 +220,8 @@ void collect_failures(const ReportEvaluation& e, const std::map<std::string, std
       }
       const std::string status = text_of(b, "status");
       if (status == "COMPILE_ERROR") {
-        model.failures.push_back({e.number, e.time, "", "", status,
-                                  fmt::format("{} build: {}", role, text_of(b, "message"))});
+        model.failures.push_back(
+            {e.number, e.time, "", "", status, fmt::format("{} build: {}", role, text_of(b, "message"))});
       }
     }
   }
@@ -315,11 +314,12 @@ Result<ReportModel> build_report_model(const fs::path& dir) {
   ReportModel model;
   model.config = json::parse(*config_text, nullptr, /*allow_exceptions=*/false);
   if (model.config.is_discarded() || !model.config.is_object()) {
-    return make_error(fmt::format("'{}' is not a JSON object; the report needs the campaign's config",
-                                  config_file.string()));
+    return make_error(
+        fmt::format("'{}' is not a JSON object; the report needs the campaign's config", config_file.string()));
   }
   model.campaign = fs::absolute(dir, ec).lexically_normal().filename().string();
-  if (model.campaign.empty()) model.campaign = fs::absolute(dir, ec).lexically_normal().parent_path().filename().string();
+  if (model.campaign.empty())
+    model.campaign = fs::absolute(dir, ec).lexically_normal().parent_path().filename().string();
   model.plugin = text_of(model.config, "plugin");
   model.set = text_of(model.config, "set");
   model.goal = text_of(model.config, "goal");
@@ -354,8 +354,8 @@ Result<ReportModel> build_report_model(const fs::path& dir) {
     }
   }
   for (const auto& damaged : log->damaged) {
-    model.warnings.push_back({log_place(damaged.line), fmt::format("{}; the line starts '{}'", damaged.reason,
-                                                                   damaged.excerpt)});
+    model.warnings.push_back(
+        {log_place(damaged.line), fmt::format("{}; the line starts '{}'", damaged.reason, damaged.excerpt)});
   }
 
   std::vector<std::string> record_hashes;  // per evaluation, the hash its log entry holds
@@ -387,10 +387,10 @@ Result<ReportModel> build_report_model(const fs::path& dir) {
     model.warnings.push_back({".kseek/log.jsonl", "the log has no init record"});
   }
   if (logged_config_line > 0 && logged_config_hash != sha256_hex(*config_text)) {
-    model.warnings.push_back({"campaign.json", fmt::format("was changed outside kseek: it hashes to {}, the log "
-                                                           "recorded {} ({}); the report shows the file as it is now",
-                                                           sha256_hex(*config_text), logged_config_hash,
-                                                           log_place(logged_config_line))});
+    model.warnings.push_back(
+        {"campaign.json", fmt::format("was changed outside kseek: it hashes to {}, the log "
+                                      "recorded {} ({}); the report shows the file as it is now",
+                                      sha256_hex(*config_text), logged_config_hash, log_place(logged_config_line))});
   }
 
   for (std::size_t i = 0; i < model.evaluations.size(); ++i) {

@@ -62,8 +62,7 @@ Result<bool> publish(const std::filesystem::path& path, std::string_view content
     return make_error(fmt::format("cannot create folder {}: {}", folder.string(), ec.message()));
   }
   static std::atomic<unsigned> counter{0};
-  const auto temporary =
-      folder / fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), counter++);
+  const auto temporary = folder / fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), counter++);
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     return make_error(fmt::format("cannot create {}: {}", temporary.string(), errno_text()));
@@ -75,8 +74,8 @@ Result<bool> publish(const std::filesystem::path& path, std::string_view content
     ::unlink(temporary.c_str());
     return make_error(fmt::format("cannot write {}: {}", temporary.string(), write_error));
   }
-  const bool placed = exclusive ? ::link(temporary.c_str(), path.c_str()) == 0
-                                : ::rename(temporary.c_str(), path.c_str()) == 0;
+  const bool placed =
+      exclusive ? ::link(temporary.c_str(), path.c_str()) == 0 : ::rename(temporary.c_str(), path.c_str()) == 0;
   const int place_errno = errno;
   if (exclusive || !placed) ::unlink(temporary.c_str());
   if (!placed) {

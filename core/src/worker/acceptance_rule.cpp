@@ -72,10 +72,12 @@ SeedDistanceJudgement judge_seed_distance(const SeedDistanceBound& bound, const 
   SeedDistanceJudgement j;
   if (candidate_vs_seed.nonfinite > 0 || !(candidate_vs_seed.max_error <= bound.max) ||
       !(candidate_vs_seed.mean_error <= bound.mean)) {
-    j.failure = fmt::format("a timed launch's output '{}' differs from the seed on the same inputs (max {:.3g}, bound "
-                            "{:.3g}; mean {:.3g}, bound {:.3g}; {} non-finite): the candidate behaves differently while "
-                            "timed", output_name, candidate_vs_seed.max_error, bound.max, candidate_vs_seed.mean_error,
-                            bound.mean, candidate_vs_seed.nonfinite);
+    j.failure = fmt::format(
+        "a timed launch's output '{}' differs from the seed on the same inputs (max {:.3g}, bound "
+        "{:.3g}; mean {:.3g}, bound {:.3g}; {} non-finite): the candidate behaves differently while "
+        "timed",
+        output_name, candidate_vs_seed.max_error, bound.max, candidate_vs_seed.mean_error, bound.mean,
+        candidate_vs_seed.nonfinite);
     return j;
   }
   j.accepted = true;

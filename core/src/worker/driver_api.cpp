@@ -13,34 +13,37 @@ Result<DriverApi> resolve() {
   void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* why = dlerror();
-    return make_error(fmt::format("no CUDA driver: libcuda.so.1 could not be loaded ({}); running kernels needs a "
-                                  "machine with an NVIDIA GPU and driver", why ? why : "unknown reason"));
+    return make_error(
+        fmt::format("no CUDA driver: libcuda.so.1 could not be loaded ({}); running kernels needs a "
+                    "machine with an NVIDIA GPU and driver",
+                    why ? why : "unknown reason"));
   }
   using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
   auto get_proc = reinterpret_cast<GetProc>(dlsym(library, "cuGetProcAddress_v2"));
   if (get_proc == nullptr) {
-    return make_error(fmt::format("the CUDA driver is too old: cuGetProcAddress_v2 is missing (kseek was built "
-                                  "against CUDA {}.{}); update the driver", CUDA_VERSION / 1000,
-                                  (CUDA_VERSION % 1000) / 10));
+    return make_error(
+        fmt::format("the CUDA driver is too old: cuGetProcAddress_v2 is missing (kseek was built "
+                    "against CUDA {}.{}); update the driver",
+                    CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10));
   }
   DriverApi api;
   std::string missing;
-#define KSEEK_DRIVER_RESOLVE(name)                                                                            \
-  {                                                                                                           \
-    void* fn = nullptr;                                                                                       \
-    CUdriverProcAddressQueryResult found{};                                                                   \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS &&           \
-        found == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {                                              \
-      api.name##_fn = reinterpret_cast<decltype(api.name##_fn)>(fn);                                          \
-    } else {                                                                                                  \
-      missing += (missing.empty() ? "" : ", ") + std::string(#name);                                          \
-    }                                                                                                         \
+#define KSEEK_DRIVER_RESOLVE(name)                                                                 \
+  {                                                                                                \
+    void* fn = nullptr;                                                                            \
+    CUdriverProcAddressQueryResult found{};                                                        \
+    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && \
+        found == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {                                   \
+      api.name##_fn = reinterpret_cast<decltype(api.name##_fn)>(fn);                               \
+    } else {                                                                                       \
+      missing += (missing.empty() ? "" : ", ") + std::string(#name);                               \
+    }                                                                                              \
   }
   KSEEK_DRIVER_FUNCTIONS(KSEEK_DRIVER_RESOLVE)
 #undef KSEEK_DRIVER_RESOLVE
   if (!missing.empty()) {
-    return make_error(fmt::format("the CUDA driver lacks {} at API version {} (update the driver)", missing,
-                                  CUDA_VERSION));
+    return make_error(
+        fmt::format("the CUDA driver lacks {} at API version {} (update the driver)", missing, CUDA_VERSION));
   }
   return api;
 }
@@ -78,10 +81,8 @@ bool is_sticky_cuda_error(CUresult rc) {
     case CUDA_ERROR_HARDWARE_STACK_ERROR:
     case CUDA_ERROR_ASSERT:
     case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_ECC_UNCORRECTABLE:
-      return true;
-    default:
-      return false;
+    case CUDA_ERROR_ECC_UNCORRECTABLE: return true;
+    default: return false;
   }
 }
 

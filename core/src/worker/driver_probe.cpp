@@ -25,8 +25,8 @@ DriverStatus probe_driver() {
   api.cuDriverGetVersion_fn(&status.driver_version);
   int count = 0;
   if (CUresult rc = api.cuDeviceGetCount_fn(&count); rc != CUDA_SUCCESS || count == 0) {
-    status.problem = rc != CUDA_SUCCESS ? gpu::describe_cuda_error(api, rc, "cuDeviceGetCount failed")
-                                        : "the driver sees no GPU";
+    status.problem =
+        rc != CUDA_SUCCESS ? gpu::describe_cuda_error(api, rc, "cuDeviceGetCount failed") : "the driver sees no GPU";
     return status;
   }
   status.loaded = true;

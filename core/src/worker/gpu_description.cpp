@@ -66,13 +66,12 @@ std::optional<std::string> read_compute_capability(const json& probe, GpuDescrip
 Result<GpuDescription> gpu_description_from_probe(const json& probe) {
   if (!probe.is_object()) return make_error("GPU probe: expected a JSON object, found " + probe.dump());
   GpuDescription gpu;
-  for (const auto& error : {read_key(probe, "ordinal", gpu.ordinal), read_key(probe, "name", gpu.name),
-                            read_key(probe, "uuid", gpu.uuid), read_key(probe, "driver_version", gpu.driver_version),
-                            read_compute_capability(probe, gpu),
-                            read_key(probe, "multiprocessors", gpu.multiprocessors),
-                            read_key(probe, "l2_bytes", gpu.l2_bytes), read_key(probe, "memory_bytes", gpu.memory_bytes),
-                            read_key(probe, "sm_clock_khz", gpu.sm_clock_khz),
-                            read_key(probe, "memory_clock_khz", gpu.memory_clock_khz)}) {
+  for (const auto& error :
+       {read_key(probe, "ordinal", gpu.ordinal), read_key(probe, "name", gpu.name), read_key(probe, "uuid", gpu.uuid),
+        read_key(probe, "driver_version", gpu.driver_version), read_compute_capability(probe, gpu),
+        read_key(probe, "multiprocessors", gpu.multiprocessors), read_key(probe, "l2_bytes", gpu.l2_bytes),
+        read_key(probe, "memory_bytes", gpu.memory_bytes), read_key(probe, "sm_clock_khz", gpu.sm_clock_khz),
+        read_key(probe, "memory_clock_khz", gpu.memory_clock_khz)}) {
     if (error) return make_error("GPU probe: " + *error);
   }
   return gpu;

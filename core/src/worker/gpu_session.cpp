@@ -16,7 +16,7 @@ static_assert(kHarnessThreads == 256, "change kCompareThreads in harness_kernels
 
 }  // namespace
 
-#define KSEEK_TRY(expr)                   \
+#define KSEEK_TRY(expr) \
   if (auto _r = (expr); !_r) return _r.error();
 
 Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
@@ -26,7 +26,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
   const DriverApi& a = **api;
   KSEEK_TRY(cuda_check(a, a.cuInit_fn(0), "cuInit"));
   KSEEK_TRY(cuda_check(a, a.cuDeviceGet_fn(&session->device_, ordinal), fmt::format("cuDeviceGet({})", ordinal)));
-  KSEEK_TRY(cuda_check(a, a.cuDevicePrimaryCtxRetain_fn(&session->context_, session->device_), "cuDevicePrimaryCtxRetain"));
+  KSEEK_TRY(
+      cuda_check(a, a.cuDevicePrimaryCtxRetain_fn(&session->context_, session->device_), "cuDevicePrimaryCtxRetain"));
   KSEEK_TRY(cuda_check(a, a.cuCtxSetCurrent_fn(session->context_), "cuCtxSetCurrent"));
   KSEEK_TRY(cuda_check(a, a.cuStreamCreate_fn(&session->stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
   KSEEK_TRY(cuda_check(a, a.cuEventCreate_fn(&session->start_, CU_EVENT_DEFAULT), "cuEventCreate"));
@@ -40,8 +41,9 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
   CUuuid uuid{};
   if (a.cuDeviceGetUuid_fn(&uuid, session->device_) == CUDA_SUCCESS) {
     const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
-    id.uuid = fmt::format("GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-                          b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    id.uuid = fmt::format(
+        "GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   }
   a.cuDriverGetVersion_fn(&id.driver_version);
   auto attribute = [&](CUdevice_attribute which) {
@@ -66,7 +68,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
   if (!block_sums) return block_sums.error();
   session->block_sums_ = *block_sums;
   // Twice the L2 is read before every timed launch; at least 256 MiB so a misreported L2 size cannot shrink it.
-  const std::uint64_t flush_bytes = std::max<std::uint64_t>(256ull << 20, 2ull * static_cast<std::uint64_t>(id.l2_bytes));
+  const std::uint64_t flush_bytes =
+      std::max<std::uint64_t>(256ull << 20, 2ull * static_cast<std::uint64_t>(id.l2_bytes));
   auto flush = session->allocate("L2 flush buffer", flush_bytes);
   if (!flush) return flush.error();
   session->flush_buffer_ = *flush;
@@ -94,7 +97,8 @@ DeviceLimits GpuSession::limits() const {
   };
   DeviceLimits limits;
   limits.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  limits.max_block_dims = {attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+  limits.max_block_dims = {attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                           attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
                            attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
   limits.max_grid_dims = {attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                           attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
@@ -112,7 +116,8 @@ DeviceLimits GpuSession::limits() const {
 
 Result<CUmodule> GpuSession::load_module(const std::string& role, const std::string& cubin) {
   CUmodule module = nullptr;
-  KSEEK_TRY(cuda_check(*api_, api_->cuModuleLoadData_fn(&module, cubin.data()), fmt::format("loading the {} cubin", role)));
+  KSEEK_TRY(
+      cuda_check(*api_, api_->cuModuleLoadData_fn(&module, cubin.data()), fmt::format("loading the {} cubin", role)));
   modules_.push_back(module);
   return module;
 }
@@ -151,7 +156,8 @@ Result<KernelAttributes> GpuSession::attributes(CUfunction function) const {
 Result<DeviceBuffer> GpuSession::allocate(std::string_view name, std::uint64_t bytes) {
   CUdeviceptr address = 0;
   const std::uint64_t size = std::max<std::uint64_t>(bytes, 1);
-  KSEEK_TRY(cuda_check(*api_, api_->cuMemAlloc_fn(&address, size), fmt::format("allocating {} ({} bytes)", name, size)));
+  KSEEK_TRY(
+      cuda_check(*api_, api_->cuMemAlloc_fn(&address, size), fmt::format("allocating {} ({} bytes)", name, size)));
   allocations_[address] = size;
   return DeviceBuffer{address, bytes};
 }
@@ -180,7 +186,8 @@ Result<void> GpuSession::launch(std::string_view kernel, const HostLaunch& dims,
 
 Result<void> GpuSession::upload(const DeviceBuffer& buffer, std::span<const std::byte> data, std::uint64_t offset) {
   if (offset + data.size() > buffer.bytes) {
-    return make_error(fmt::format("upload of {} bytes at offset {} overruns a {}-byte buffer", data.size(), offset, buffer.bytes));
+    return make_error(
+        fmt::format("upload of {} bytes at offset {} overruns a {}-byte buffer", data.size(), offset, buffer.bytes));
   }
   KSEEK_TRY(synchronize());  // uploads are ordered after everything already queued on the session's stream
   return cuda_check(*api_, api_->cuMemcpyHtoD_fn(buffer.address + offset, data.data(), data.size()), "upload");
@@ -188,7 +195,8 @@ Result<void> GpuSession::upload(const DeviceBuffer& buffer, std::span<const std:
 
 Result<void> GpuSession::download(const DeviceBuffer& buffer, std::span<std::byte> data, std::uint64_t offset) {
   if (offset + data.size() > buffer.bytes) {
-    return make_error(fmt::format("download of {} bytes at offset {} overruns a {}-byte buffer", data.size(), offset, buffer.bytes));
+    return make_error(
+        fmt::format("download of {} bytes at offset {} overruns a {}-byte buffer", data.size(), offset, buffer.bytes));
   }
   KSEEK_TRY(synchronize());
   return cuda_check(*api_, api_->cuMemcpyDtoH_fn(data.data(), buffer.address + offset, data.size()), "download");
@@ -236,7 +244,8 @@ Result<void> GpuSession::launch_function(CUfunction function, const std::array<u
     config.numAttrs = 1;
   }
   void* arguments[] = {params};
-  return cuda_check(*api_, api_->cuLaunchKernelEx_fn(&config, function, arguments, nullptr), fmt::format("launching {}", what));
+  return cuda_check(*api_, api_->cuLaunchKernelEx_fn(&config, function, arguments, nullptr),
+                    fmt::format("launching {}", what));
 }
 
 std::uint64_t GpuSession::harness_blocks(std::uint64_t work_items) const {
@@ -260,8 +269,8 @@ Result<void> GpuSession::fill(const DeviceBuffer& buffer, std::uint8_t value) {
   return cuda_check(*api_, api_->cuMemsetD8Async_fn(buffer.address, value, buffer.bytes, stream_), "memset");
 }
 
-Result<std::uint64_t> GpuSession::count_mismatches(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes,
-                                                   std::uint8_t expected) {
+Result<std::uint64_t> GpuSession::count_mismatches(const DeviceBuffer& buffer, std::uint64_t offset,
+                                                   std::uint64_t bytes, std::uint8_t expected) {
   KSEEK_TRY(cuda_check(*api_, api_->cuMemsetD8Async_fn(counter_.address, 0, 64, stream_), "memset counters"));
   struct {
     CUdeviceptr bytes;

@@ -57,13 +57,9 @@ std::string printable(std::string_view bytes) {
 
 std::string dims_text(PlanDim3 d) { return fmt::format("{}x{}x{}", d.x, d.y, d.z); }
 
-std::uint64_t volume(PlanDim3 d) {
-  return std::uint64_t{d.x} * std::uint64_t{d.y} * std::uint64_t{d.z};
-}
+std::uint64_t volume(PlanDim3 d) { return std::uint64_t{d.x} * std::uint64_t{d.y} * std::uint64_t{d.z}; }
 
-bool is_no_cluster(PlanDim3 c) {
-  return (c.x == 0 && c.y == 0 && c.z == 0) || (c.x == 1 && c.y == 1 && c.z == 1);
-}
+bool is_no_cluster(PlanDim3 c) { return (c.x == 0 && c.y == 0 && c.z == 0) || (c.x == 1 && c.y == 1 && c.z == 1); }
 
 bool same_dims(PlanDim3 a, PlanDim3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
@@ -125,8 +121,7 @@ Result<Ok> check_block(const PlannedLaunch& l, const DeviceLimits& limits, const
   if (registers > limits.registers_per_block) {
     return invalid(where, fmt::format("block {} threads x {} registers = {} registers exceeds the device's "
                                       "limit of {} per block",
-                                      threads, attrs.registers_per_thread, registers,
-                                      limits.registers_per_block));
+                                      threads, attrs.registers_per_thread, registers, limits.registers_per_block));
   }
   return Ok{};
 }
@@ -147,10 +142,10 @@ Result<Ok> check_smem(const PlannedLaunch& l, const DeviceLimits& limits, const 
                       const std::string& where) {
   const std::uint64_t total = std::uint64_t{attrs.static_smem_bytes} + l.dynamic_smem_bytes;
   if (total > limits.max_smem_per_block_optin) {
-    return invalid(where, fmt::format("shared memory {} B static + {} B dynamic = {} B exceeds the device's "
-                                      "opt-in limit of {} B per block",
-                                      attrs.static_smem_bytes, l.dynamic_smem_bytes, total,
-                                      limits.max_smem_per_block_optin));
+    return invalid(where,
+                   fmt::format("shared memory {} B static + {} B dynamic = {} B exceeds the device's "
+                               "opt-in limit of {} B per block",
+                               attrs.static_smem_bytes, l.dynamic_smem_bytes, total, limits.max_smem_per_block_optin));
   }
   if (l.dynamic_smem_bytes > attrs.max_dynamic_smem_bytes) {
     return invalid(where, fmt::format("dynamic shared memory {} B exceeds the kernel's opt-in limit of {} B",
@@ -172,16 +167,16 @@ Result<PlanDim3> check_cluster(const PlannedLaunch& l, const DeviceLimits& limit
       }
     }
     if (!limits.supports_clusters) {
-      return invalid(where, fmt::format("cluster {} requested but the device (compute capability {}.{}) does "
-                                        "not support clusters",
-                                        dims_text(l.cluster), limits.compute_capability_major,
-                                        limits.compute_capability_minor));
+      return invalid(
+          where, fmt::format("cluster {} requested but the device (compute capability {}.{}) does "
+                             "not support clusters",
+                             dims_text(l.cluster), limits.compute_capability_major, limits.compute_capability_minor));
     }
   }
   const bool compiled = !is_no_cluster(attrs.required_cluster);
   if (requested && compiled && !same_dims(l.cluster, attrs.required_cluster)) {
-    return invalid(where, fmt::format("cluster {} differs from the kernel's compiled cluster {}",
-                                      dims_text(l.cluster), dims_text(attrs.required_cluster)));
+    return invalid(where, fmt::format("cluster {} differs from the kernel's compiled cluster {}", dims_text(l.cluster),
+                                      dims_text(attrs.required_cluster)));
   }
   const PlanDim3 cluster = requested ? l.cluster : compiled ? attrs.required_cluster : PlanDim3{1, 1, 1};
   if (same_dims(cluster, PlanDim3{1, 1, 1})) return cluster;
@@ -190,8 +185,8 @@ Result<PlanDim3> check_cluster(const PlannedLaunch& l, const DeviceLimits& limit
     const unsigned g = l.grid.*a.member;
     const unsigned c = cluster.*a.member;
     if (c == 0 || g % c != 0) {
-      return invalid(where, fmt::format("grid.{} {} is not divisible by cluster.{} {} (grid {}, cluster {})",
-                                        a.name, g, a.name, c, dims_text(l.grid), dims_text(cluster)));
+      return invalid(where, fmt::format("grid.{} {} is not divisible by cluster.{} {} (grid {}, cluster {})", a.name, g,
+                                        a.name, c, dims_text(l.grid), dims_text(cluster)));
     }
   }
   const std::uint64_t size = volume(cluster);
@@ -216,11 +211,10 @@ unsigned swizzle_span_bytes(unsigned swizzle) {
   }
 }
 
-Result<ValidatedTensorMap> check_tensor_map(const TensorMapRequest& r, std::size_t index,
-                                            const DeviceLimits& limits,
+Result<ValidatedTensorMap> check_tensor_map(const TensorMapRequest& r, std::size_t index, const DeviceLimits& limits,
                                             std::span<const TensorDescription> tensors) {
-  const auto found = std::find_if(tensors.begin(), tensors.end(),
-                                  [&](const TensorDescription& t) { return t.id == r.tensor; });
+  const auto found =
+      std::find_if(tensors.begin(), tensors.end(), [&](const TensorDescription& t) { return t.id == r.tensor; });
   if (found == tensors.end()) {
     std::string offered;
     for (const auto& t : tensors) offered += fmt::format("{}{} {}", offered.empty() ? "" : ", ", t.id, t.name);
@@ -255,8 +249,8 @@ Result<ValidatedTensorMap> check_tensor_map(const TensorMapRequest& r, std::size
   }
   const std::uint64_t inner_bytes = std::uint64_t{r.box[0]} * t.element_bytes;
   if (inner_bytes % kInnerBoxAlignment != 0) {
-    return invalid(where, fmt::format("inner box {} B (box[0] {} x {} B) is not a multiple of {} B",
-                                      inner_bytes, r.box[0], t.element_bytes, kInnerBoxAlignment));
+    return invalid(where, fmt::format("inner box {} B (box[0] {} x {} B) is not a multiple of {} B", inner_bytes,
+                                      r.box[0], t.element_bytes, kInnerBoxAlignment));
   }
   if (r.swizzle > kSwizzle128B) {
     return invalid(where, fmt::format("swizzle {} is not one of 0 (none), 1 (32B), 2 (64B), 3 (128B)", r.swizzle));
@@ -291,8 +285,8 @@ Result<ValidatedPlan> validate_plan(
     return invalid("", fmt::format("num_tensor_maps is {}, outside 0..{}", plan.num_tensor_maps, kMaxTensorMaps));
   }
   if (plan.workspace_bytes > max_workspace_bytes) {
-    return invalid("", fmt::format("workspace_bytes {} exceeds the limit of {}", plan.workspace_bytes,
-                                   max_workspace_bytes));
+    return invalid(
+        "", fmt::format("workspace_bytes {} exceeds the limit of {}", plan.workspace_bytes, max_workspace_bytes));
   }
   if (plan.reserved != 0) return invalid("", fmt::format("reserved is {}, must be 0", plan.reserved));
 

@@ -11,13 +11,13 @@
 
 #include <fmt/format.h>
 
-#include "kseek/core/worker/acceptance_rule.hpp"
-#include "kseek/core/worker/plan_validation.hpp"
-#include "kseek/core/worker/scenario_job.hpp"
-#include "kseek/core/worker/gpu_session.hpp"
-#include "kseek/core/worker/stage_clock.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/worker/acceptance_rule.hpp"
+#include "kseek/core/worker/gpu_session.hpp"
+#include "kseek/core/worker/plan_validation.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
+#include "kseek/core/worker/stage_clock.hpp"
 #include "kseek/device/launch_plan.h"
 
 namespace kseek {
@@ -44,9 +44,7 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 class ScenarioRunner {
  public:
@@ -92,8 +90,8 @@ class ScenarioRunner {
     DeviceBuffer workspace;
   };
   struct OutputBuffer {
-    std::size_t tensor = 0;     // index into layout_.tensors
-    DeviceBuffer allocation;    // guard | data | guard
+    std::size_t tensor = 0;   // index into layout_.tensors
+    DeviceBuffer allocation;  // guard | data | guard
     std::uint64_t data_bytes = 0;
     DeviceBuffer data() const { return {allocation.address + kGuardBytes, data_bytes}; }
   };
@@ -105,8 +103,8 @@ class ScenarioRunner {
     layout_ = std::move(*layout);
     input_sets_ = std::max<std::uint32_t>(layout_.input_sets, 2);
 
-    for (auto& [side, path, role] : {std::tuple{&candidate_, job_.candidate_cubin, "candidate"},
-                                     std::tuple{&seed_, job_.seed_cubin, "seed"}}) {
+    for (auto& [side, path, role] :
+         {std::tuple{&candidate_, job_.candidate_cubin, "candidate"}, std::tuple{&seed_, job_.seed_cubin, "seed"}}) {
       side->role = role;
       auto cubin = read_file(path);
       if (!cubin) return Verdict{Status::kLaunchError, cubin.error().message};
@@ -121,11 +119,13 @@ class ScenarioRunner {
       if (!cubin) return Verdict{Status::kLaunchError, cubin.error().message};
       auto module = session_.load_module(role, *cubin);
       if (!module) return Verdict{Status::kLaunchError, module.error().message};
-      (std::string(role) == "harness library" ? session_.set_harness_module(*module) : session_.set_plugin_module(*module));
+      (std::string(role) == "harness library" ? session_.set_harness_module(*module)
+                                              : session_.set_plugin_module(*module));
     }
 
     // Plans first: a seed that cannot run makes the scenario not runnable; a candidate that cannot is its error.
-    if (auto v = make_plan(seed_); v) return Verdict{Status::kNotRunnable, "the seed cannot run this scenario: " + v->message};
+    if (auto v = make_plan(seed_); v)
+      return Verdict{Status::kNotRunnable, "the seed cannot run this scenario: " + v->message};
     if (auto v = make_plan(candidate_); v) return v;
 
     // Inputs: `input_sets_` separate allocations (fresh addresses), outputs: one guarded allocation each.
@@ -234,10 +234,11 @@ class ScenarioRunner {
       const CUresult set = api_.cuFuncSetAttribute_fn(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                       static_cast<int>(raise.dynamic_smem_bytes));
       if (set != CUDA_SUCCESS) {
-        return Verdict{Status::kLaunchError, gpu::describe_cuda_error(api_, set, fmt::format("{}: raising the dynamic shared "
-                                                                                          "memory of {} to {} bytes",
-                                                                                          side.role, raise.kernel,
-                                                                                          raise.dynamic_smem_bytes))};
+        return Verdict{Status::kLaunchError,
+                       gpu::describe_cuda_error(api_, set,
+                                                fmt::format("{}: raising the dynamic shared "
+                                                            "memory of {} to {} bytes",
+                                                            side.role, raise.kernel, raise.dynamic_smem_bytes))};
       }
     }
     result_["plan"][side.role] = {{"launches", launches}, {"workspace_bytes", side.plan.workspace_bytes}};
@@ -318,19 +319,18 @@ class ScenarioRunner {
       }
       static constexpr CUtensorMapSwizzle kSwizzles[] = {CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
                                                          CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
-      const CUtensorMapL2promotion promotion =
-          request.l2_promotion_bytes == 256   ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-          : request.l2_promotion_bytes == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-          : request.l2_promotion_bytes == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-                                              : CU_TENSOR_MAP_L2_PROMOTION_NONE;
+      const CUtensorMapL2promotion promotion = request.l2_promotion_bytes == 256   ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                               : request.l2_promotion_bytes == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                               : request.l2_promotion_bytes == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                                                                   : CU_TENSOR_MAP_L2_PROMOTION_NONE;
       auto* map = reinterpret_cast<CUtensorMap*>(args.data() + maps_offset + i * sizeof(TensorMapStorage));
       const CUresult rc = api_.cuTensorMapEncodeTiled_fn(
           map, map_type(tensor.type), view.rank, reinterpret_cast<void*>(tensor_address(request.tensor, set)),
           dims.data(), strides.data(), box.data(), element_strides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
           kSwizzles[request.swizzle & 3], promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
       if (rc != CUDA_SUCCESS) {
-        return make_error(gpu::describe_cuda_error(api_, rc, fmt::format("{}: encoding tensor map {} over '{}'",
-                                                                         side.role, i, tensor.name)));
+        return make_error(gpu::describe_cuda_error(
+            api_, rc, fmt::format("{}: encoding tensor map {} over '{}'", side.role, i, tensor.name)));
       }
     }
     return args;
@@ -339,8 +339,9 @@ class ScenarioRunner {
   std::optional<Verdict> enqueue(Side& side, std::vector<std::byte>& args) {
     for (std::size_t i = 0; i < side.plan.launches.size(); ++i) {
       const auto& l = side.plan.launches[i];
-      const std::array<unsigned, 3> cluster =
-          l.set_cluster_dims ? std::array<unsigned, 3>{l.cluster.x, l.cluster.y, l.cluster.z} : std::array<unsigned, 3>{1, 1, 1};
+      const std::array<unsigned, 3> cluster = l.set_cluster_dims
+                                                  ? std::array<unsigned, 3>{l.cluster.x, l.cluster.y, l.cluster.z}
+                                                  : std::array<unsigned, 3>{1, 1, 1};
       auto launched = session_.launch_function(side.functions[i], {l.grid.x, l.grid.y, l.grid.z},
                                                {l.block.x, l.block.y, l.block.z}, cluster, l.dynamic_smem_bytes,
                                                args.data(), fmt::format("{} launch {} ({})", side.role, i, l.kernel));
@@ -371,8 +372,9 @@ class ScenarioRunner {
         auto bad = session_.count_mismatches(out.allocation, offset, kGuardBytes, kGuardByte);
         if (!bad) return infrastructure(bad.error());
         if (*bad > 0) {
-          return Verdict{Status::kFailed, fmt::format("{} wrote {} bytes outside output '{}' ({} its guard region)", role, *bad,
-                                               layout_.tensors[out.tensor].name, offset == 0 ? "before" : "after")};
+          return Verdict{Status::kFailed,
+                         fmt::format("{} wrote {} bytes outside output '{}' ({} its guard region)", role, *bad,
+                                     layout_.tensors[out.tensor].name, offset == 0 ? "before" : "after")};
         }
       }
     }
@@ -423,7 +425,8 @@ class ScenarioRunner {
     if (!now) return infrastructure(now.error());
     if (*now != input_fingerprints_[set]) {
       return Verdict{Status::kFailed, fmt::format("the candidate modified its input tensors ({}, set {}); inputs are "
-                                           "read-only", when, set)};
+                                                  "read-only",
+                                                  when, set)};
     }
     return std::nullopt;
   }
@@ -461,8 +464,10 @@ class ScenarioRunner {
       if (!second) return infrastructure(second.error());
       if (auto v = check_inputs_untouched(set, "correctness runs")) return v;
       if (*first != *second) {
-        return Verdict{Status::kFailed, fmt::format("two runs on the same inputs (set {}, seed {}) gave different outputs: a "
-                                             "race or uninitialised memory", set, seed)};
+        return Verdict{Status::kFailed,
+                       fmt::format("two runs on the same inputs (set {}, seed {}) gave different outputs: a "
+                                   "race or uninitialised memory",
+                                   set, seed)};
       }
       if (auto v = judge_on_reference(set, seed, *candidate_outputs, Phase::kCorrectness)) return v;
     }
@@ -532,7 +537,8 @@ class ScenarioRunner {
                   {"seed_distance_bound_mean", bound.mean}};
       if (phase == Phase::kCorrectness) {
         correctness_outputs_.push_back(std::move(row));
-        result_["correctness"] = {{"outputs", correctness_outputs_}, {"deterministic", true}, {"input_sets", input_sets_}};
+        result_["correctness"] = {
+            {"outputs", correctness_outputs_}, {"deterministic", true}, {"input_sets", input_sets_}};
         seed_distance_bounds_[k].widen_to(bound);
       } else {
         row["input_seed"] = seed;
@@ -540,9 +546,10 @@ class ScenarioRunner {
       }
       if (seed_err->nonfinite > 0) {
         return Verdict{Status::kNotRunnable, fmt::format("{}the seed left {} non-finite elements in '{}'", when,
-                                                   seed_err->nonfinite, tensor.name)};
+                                                         seed_err->nonfinite, tensor.name)};
       }
-      if (!judged.accepted) return Verdict{Status::kFailed, fmt::format("{}{} (set {}, seed {})", when, judged.failure, set, seed)};
+      if (!judged.accepted)
+        return Verdict{Status::kFailed, fmt::format("{}{} (set {}, seed {})", when, judged.failure, set, seed)};
     }
     session_.release_scratch();
     return std::nullopt;
@@ -626,8 +633,7 @@ class ScenarioRunner {
       auto e = estimate_ratio(seed_seconds, candidate_seconds);
       if (!e) return Verdict{Status::kMistrusted, "timing: " + e.error().message};
       estimate = *e;
-      const auto decision =
-          next_sampling_step(estimate, job_.sampling, seconds_since(started) - full_check_seconds);
+      const auto decision = next_sampling_step(estimate, job_.sampling, seconds_since(started) - full_check_seconds);
       checks_owed = full_checks < kMinTimedReferenceChecks;
       if (decision.action != SamplingAction::kContinue && !checks_owed) {
         stop_reason = decision.reason;
@@ -643,33 +649,35 @@ class ScenarioRunner {
     const double floor = physics_floor_seconds(flops, bytes, peaks);
     const double t_candidate = estimate.candidate_median_seconds;
     const double t_seed = estimate.seed_median_seconds;
-    result_["timing"] = {{"rounds", estimate.rounds},
-                         {"seed_median_ms", t_seed * 1e3},
-                         {"candidate_median_ms", t_candidate * 1e3},
-                         {"ratio", estimate.ratio},
-                         {"ci_low", estimate.ci_low},
-                         {"ci_high", estimate.ci_high},
-                         {"confidence", estimate.confidence},
-                         {"meets_confidence", estimate.meets_confidence},
-                         {"relative_half_width", estimate.relative_half_width},
-                         {"ratio_of_medians", estimate.ratio_of_medians},
-                         {"outlier_rounds", estimate.outlier_rounds},
-                         {"stop_reason", stop_reason},
-                         {"timed_output_checks", checks},
-                         {"timed_reference_launches", full_checks},
-                         {"timed_reference_checks", timed_reference_checks_},
-                         {"candidate_tflops", flops / t_candidate * 1e-12},
-                         {"seed_tflops", flops / t_seed * 1e-12},
-                         {"candidate_gbps", bytes / t_candidate * 1e-9},
-                         {"seed_gbps", bytes / t_seed * 1e-9},
-                         {"percent_of_peak_flops", job_.peak_flops > 0 ? 100.0 * flops / t_candidate / job_.peak_flops : 0.0},
-                         {"percent_of_peak_bandwidth",
-                          job_.peak_bytes_per_second > 0 ? 100.0 * bytes / t_candidate / job_.peak_bytes_per_second : 0.0},
-                         {"physics_floor_ms", floor * 1e3}};
+    result_["timing"] = {
+        {"rounds", estimate.rounds},
+        {"seed_median_ms", t_seed * 1e3},
+        {"candidate_median_ms", t_candidate * 1e3},
+        {"ratio", estimate.ratio},
+        {"ci_low", estimate.ci_low},
+        {"ci_high", estimate.ci_high},
+        {"confidence", estimate.confidence},
+        {"meets_confidence", estimate.meets_confidence},
+        {"relative_half_width", estimate.relative_half_width},
+        {"ratio_of_medians", estimate.ratio_of_medians},
+        {"outlier_rounds", estimate.outlier_rounds},
+        {"stop_reason", stop_reason},
+        {"timed_output_checks", checks},
+        {"timed_reference_launches", full_checks},
+        {"timed_reference_checks", timed_reference_checks_},
+        {"candidate_tflops", flops / t_candidate * 1e-12},
+        {"seed_tflops", flops / t_seed * 1e-12},
+        {"candidate_gbps", bytes / t_candidate * 1e-9},
+        {"seed_gbps", bytes / t_seed * 1e-9},
+        {"percent_of_peak_flops", job_.peak_flops > 0 ? 100.0 * flops / t_candidate / job_.peak_flops : 0.0},
+        {"percent_of_peak_bandwidth",
+         job_.peak_bytes_per_second > 0 ? 100.0 * bytes / t_candidate / job_.peak_bytes_per_second : 0.0},
+        {"physics_floor_ms", floor * 1e3}};
     if (below_physics_floor(t_candidate, floor)) {
-      return Verdict{Status::kMistrusted, fmt::format("candidate median {:.4g} ms is below the physics floor of {:.4g} ms for "
-                                               "{:.3g} FLOP and {:.3g} bytes on this GPU", t_candidate * 1e3, floor * 1e3,
-                                               flops, bytes)};
+      return Verdict{Status::kMistrusted,
+                     fmt::format("candidate median {:.4g} ms is below the physics floor of {:.4g} ms for "
+                                 "{:.3g} FLOP and {:.3g} bytes on this GPU",
+                                 t_candidate * 1e3, floor * 1e3, flops, bytes)};
     }
     return std::nullopt;
   }
@@ -692,8 +700,10 @@ class ScenarioRunner {
     if (!rerun) return infrastructure(rerun.error());
     if (*timed != *rerun) {
       session_.release_scratch();
-      return Verdict{Status::kFailed, fmt::format("a timed launch and an untimed re-run on the same inputs (seed {}) gave "
-                                           "different outputs: a race, or work left for a later launch", input_seed)};
+      return Verdict{Status::kFailed,
+                     fmt::format("a timed launch and an untimed re-run on the same inputs (seed {}) gave "
+                                 "different outputs: a race, or work left for a later launch",
+                                 input_seed)};
     }
     if (full) return judge_on_reference(set, input_seed, *kept, Phase::kTimed);
 
@@ -727,14 +737,14 @@ class ScenarioRunner {
   std::vector<OutputBuffer> outputs_;
   json correctness_outputs_ = json::array();
   std::vector<SeedDistanceBound> seed_distance_bounds_;  // per entry of outputs_, widest over the correctness sets
-  json timed_reference_checks_ = json::array();           // one row per output of each fully checked timed launch
+  json timed_reference_checks_ = json::array();          // one row per output of each fully checked timed launch
   // The operating system's entropy, drawn afresh for each decision (set order, which timed launches get a full
   // check): never the recorded input seed, and no generator state a candidate could reconstruct from what it sees.
   std::random_device unpredictable_;
   std::optional<Verdict> pending_;
   bool context_lost_ = false;
-  StageClock stages_;                 // where this scenario's time went (record: stage_seconds)
-  double timed_kernel_seconds_ = 0;   // the timed windows alone: what the kernels under test took
+  StageClock stages_;                // where this scenario's time went (record: stage_seconds)
+  double timed_kernel_seconds_ = 0;  // the timed windows alone: what the kernels under test took
 };
 
 }  // namespace

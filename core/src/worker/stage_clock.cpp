@@ -14,16 +14,15 @@ std::string_view to_string(WorkerStage stage) {
     case WorkerStage::kSeed: return "seed";
     case WorkerStage::kChecks: return "checks";
     case WorkerStage::kTimed: return "timed";
-    case WorkerStage::kOther: case WorkerStage::kCount: break;
+    case WorkerStage::kOther:
+    case WorkerStage::kCount: break;
   }
   return "other";
 }
 
 StageClock::StageClock(Now now) : now_(std::move(now)) {
   if (!now_) {
-    now_ = [] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    };
+    now_ = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   }
   last_ = now_();
 }
@@ -51,7 +50,8 @@ double StageClock::total() const {
 
 nlohmann::json StageClock::to_json() const {
   nlohmann::json out = nlohmann::json::object();
-  for (std::size_t i = 0; i < seconds_.size(); ++i) out[std::string(to_string(static_cast<WorkerStage>(i)))] = seconds_[i];
+  for (std::size_t i = 0; i < seconds_.size(); ++i)
+    out[std::string(to_string(static_cast<WorkerStage>(i)))] = seconds_[i];
   return out;
 }
 

@@ -54,7 +54,8 @@ class OutputCapture {
       if (n > 0) {
         total_ += static_cast<std::uint64_t>(n);
         if (kept_.size() < kWorkerOutputKeptBytes) {
-          kept_.append(buffer, std::min<std::size_t>(static_cast<std::size_t>(n), kWorkerOutputKeptBytes - kept_.size()));
+          kept_.append(buffer,
+                       std::min<std::size_t>(static_cast<std::size_t>(n), kWorkerOutputKeptBytes - kept_.size()));
         }
         drained = Drained::kSome;
         continue;
@@ -70,7 +71,8 @@ class OutputCapture {
 
   void add_to(json& result) const {
     if (total_ == 0 || !result.is_object()) return;
-    result["worker_output"] = {{"bytes", total_}, {"text", printable_text(kept_)}, {"truncated", total_ > kept_.size()}};
+    result["worker_output"] = {
+        {"bytes", total_}, {"text", printable_text(kept_)}, {"truncated", total_ > kept_.size()}};
   }
 
  private:

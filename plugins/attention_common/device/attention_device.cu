@@ -147,8 +147,19 @@ __device__ __forceinline__ float gaussian(u64 h) {  // mean 0, variance 1 (Irwin
 __device__ __forceinline__ float log_uniform_scale(u64 h) { return exp2f(-1.0f + 2.0f * unit_float(h)); }  // 0.5..2
 
 enum Tag : u64 {
-  kTagQHead = 1, kTagQAmplitude, kTagQElement, kTagKHead, kTagKRow, kTagKElement, kTagVHead, kTagVMean,
-  kTagVElement, kTagQvHead, kTagQvElement, kTagDescale, kTagSink,
+  kTagQHead = 1,
+  kTagQAmplitude,
+  kTagQElement,
+  kTagKHead,
+  kTagKRow,
+  kTagKElement,
+  kTagVHead,
+  kTagVMean,
+  kTagVElement,
+  kTagQvHead,
+  kTagQvElement,
+  kTagDescale,
+  kTagSink,
 };
 
 // The character of kv head g's keys: a noise scale and two outlier channels with a large mean.
@@ -297,7 +308,7 @@ __device__ TileWork tile_work(const ReferenceParams& rp) {
   w.g = static_cast<int>(blockIdx.y) / rp.head_tiles;
   w.head0 = w.g * group + head_tile * rp.heads_per_tile;
   w.heads_here = group - head_tile * rp.heads_per_tile < rp.heads_per_tile ? group - head_tile * rp.heads_per_tile
-                                                                            : rp.heads_per_tile;
+                                                                           : rp.heads_per_tile;
   w.queries = rp.rows_per_tile * rp.heads_per_tile;
   w.padded_queries = padded_queries(w.queries);
   w.q_start = p.cu_seqlens_q[w.b];
@@ -346,13 +357,13 @@ __device__ __forceinline__ float logit(const AttentionProblem& p, float raw, flo
 
 // Shared memory of a reference CTA, carved by make_smem_plan (attention_device_params.h).
 struct Smem {
-  float* q;        // [padded queries][q_pitch]
-  float* kv;       // [chunk][kv_pitch]
-  float* p;        // [padded queries][chunk]
-  float* p_low;    // [padded queries][chunk]
-  i64* offsets;    // [chunk][2]: K row, V row
-  float* stats;    // [padded queries][4]
-  i64* range;      // [padded queries][2]
+  float* q;      // [padded queries][q_pitch]
+  float* kv;     // [chunk][kv_pitch]
+  float* p;      // [padded queries][chunk]
+  float* p_low;  // [padded queries][chunk]
+  i64* offsets;  // [chunk][2]: K row, V row
+  float* stats;  // [padded queries][4]
+  i64* range;    // [padded queries][2]
   SmemPlan plan;
 };
 
@@ -420,7 +431,8 @@ __device__ void chunk_offsets(const ReferenceParams& rp, const TileWork& w, cons
 // Whether every K and V row of this problem starts on a 4-element boundary of a suitably aligned tensor, so that
 // load_chunk_rows may read 4 elements at once. Uniform over the grid; false falls back to one element per load.
 __device__ bool rows_vectorizable(const AttentionProblem& p) {
-  const u64 bytes4 = p.dtype_qkv == kDTypeFP8E4M3 ? 4 : (p.dtype_qkv == kDTypeBF16 || p.dtype_qkv == kDTypeFP16 ? 8 : 16);
+  const u64 bytes4 =
+      p.dtype_qkv == kDTypeFP8E4M3 ? 4 : (p.dtype_qkv == kDTypeBF16 || p.dtype_qkv == kDTypeFP16 ? 8 : 16);
   bool ok = reinterpret_cast<u64>(p.k) % bytes4 == 0 && reinterpret_cast<u64>(p.v) % bytes4 == 0;
   ok = ok && p.k_row_stride % 4 == 0 && p.k_head_stride % 4 == 0 && p.v_row_stride % 4 == 0 && p.v_head_stride % 4 == 0;
   if (p.paged) ok = ok && p.k_block_stride % 4 == 0 && p.v_block_stride % 4 == 0;
@@ -454,7 +466,8 @@ __device__ __forceinline__ float4 load_element4(const void* base, i64 index, int
     case kDTypeBF16: {
       const uint2 raw = load_u32x2(static_cast<const u16*>(base) + index);
       return make_float4(bf16_to_float(static_cast<u16>(raw.x & 0xFFFFu)), bf16_to_float(static_cast<u16>(raw.x >> 16)),
-                         bf16_to_float(static_cast<u16>(raw.y & 0xFFFFu)), bf16_to_float(static_cast<u16>(raw.y >> 16)));
+                         bf16_to_float(static_cast<u16>(raw.y & 0xFFFFu)),
+                         bf16_to_float(static_cast<u16>(raw.y >> 16)));
     }
     case kDTypeFP16: {
       const uint2 raw = load_u32x2(static_cast<const u16*>(base) + index);
@@ -463,19 +476,22 @@ __device__ __forceinline__ float4 load_element4(const void* base, i64 index, int
     }
     case kDTypeFP8E4M3: {
       const u32 raw = load_u32(static_cast<const u8*>(base) + index);
-      return make_float4(e4m3_to_float(static_cast<u8>(raw & 0xFFu)), e4m3_to_float(static_cast<u8>((raw >> 8) & 0xFFu)),
-                         e4m3_to_float(static_cast<u8>((raw >> 16) & 0xFFu)), e4m3_to_float(static_cast<u8>(raw >> 24)));
+      return make_float4(
+          e4m3_to_float(static_cast<u8>(raw & 0xFFu)), e4m3_to_float(static_cast<u8>((raw >> 8) & 0xFFu)),
+          e4m3_to_float(static_cast<u8>((raw >> 16) & 0xFFu)), e4m3_to_float(static_cast<u8>(raw >> 24)));
     }
     default: {
       const uint4 raw = load_u32x4(static_cast<const float*>(base) + index);
-      return make_float4(__uint_as_float(raw.x), __uint_as_float(raw.y), __uint_as_float(raw.z), __uint_as_float(raw.w));
+      return make_float4(__uint_as_float(raw.x), __uint_as_float(raw.y), __uint_as_float(raw.z),
+                         __uint_as_float(raw.w));
     }
   }
 }
 
 // Fills kv[j][0, width) for every row of the chunk: K (then V when q_v joins the logit) or V alone; rows past
 // `count` are zero so that 0 * row never meets a stale non-finite value. Vectorized: a row is read by a power of two
-// of threads, 4 elements each, kRowBatch rows per thread in flight before their shared stores (fewer where registers are scarce).
+// of threads, 4 elements each, kRowBatch rows per thread in flight before their shared stores (fewer where registers
+// are scarce).
 template <int kRowBatch>
 __device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int count, bool keys, bool vectorized) {
   const AttentionProblem& p = rp.problem;
@@ -593,7 +609,8 @@ __device__ void chunk_scores(const ReferenceParams& rp, const TileWork& w, const
 #pragma unroll
     for (int i = 0; i < kScoreTileKeys; ++i) {
       // The tile's threads hold the same sums (the butterfly adds the same pairs): they share the stores.
-      if (((r * kScoreTileKeys + i) & (split - 1)) == slice) s.p[(q0 + r) * s.plan.p_pitch + kg + i * key_groups] = acc[r][i];
+      if (((r * kScoreTileKeys + i) & (split - 1)) == slice)
+        s.p[(q0 + r) * s.plan.p_pitch + kg + i * key_groups] = acc[r][i];
     }
   }
 }
@@ -756,8 +773,8 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
   for (int q = threadIdx.x; q < w.queries; q += dev::kThreads) {
     const dev::i64 v = dev::query_vector(rp, w, q);
     if (v < 0) continue;
-    out[blockIdx.z * vectors + v] = make_float4(s.stats[4 * q], s.stats[4 * q + 1], s.stats[4 * q + 2],
-                                                s.stats[4 * q + 3]);
+    out[blockIdx.z * vectors + v] =
+        make_float4(s.stats[4 * q], s.stats[4 * q + 1], s.stats[4 * q + 2], s.stats[4 * q + 3]);
   }
 }
 

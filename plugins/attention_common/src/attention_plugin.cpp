@@ -75,7 +75,8 @@ Result<SourceFile> AttentionPlugin::seed_source(std::string_view arch) const {
   }
   std::string list;
   for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
-  return make_error(fmt::format("{} has no seed kernel for {} (seeds: {})", spec_.id, arch, list.empty() ? "none" : list));
+  return make_error(
+      fmt::format("{} has no seed kernel for {} (seeds: {})", spec_.id, arch, list.empty() ? "none" : list));
 }
 
 std::vector<SourceFile> AttentionPlugin::candidate_headers() const {
@@ -128,9 +129,11 @@ Constraints attention_constraints() {
   c.forbidden_symbols = {
       {"no-cutlass", "CUTLASS code is not allowed in an attention candidate", {R"((^|[^A-Za-z0-9_])cutlass::)"}},
       {"no-cute", "CuTe code is not allowed in an attention candidate", {R"((^|[^A-Za-z0-9_])cute::)"}},
-      {"no-cublas", "cuBLAS / cuBLASDx / cuBLASLt are not allowed in an attention candidate",
+      {"no-cublas",
+       "cuBLAS / cuBLASDx / cuBLASLt are not allowed in an attention candidate",
        {"^cublas[A-Z_]", "^cublasLt", R"((^|[^A-Za-z0-9_])cublasdx::)"}},
-      {"no-cudnn", "cuDNN is not allowed in an attention candidate",
+      {"no-cudnn",
+       "cuDNN is not allowed in an attention candidate",
        {"^cudnn[A-Z_]", R"((^|[^A-Za-z0-9_])cudnn(_frontend)?::)"}},
   };
   c.forbid_device_launch = true;

@@ -23,7 +23,7 @@ using device::ReferenceParams;
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 constexpr std::uint64_t kLargeInputSetBytes = std::uint64_t{8} << 30;  // above this, two input sets instead of three
 constexpr unsigned kFillThreads = 256;
-constexpr std::uint64_t kMaxFillBlocks = 1u << 16;  // grid-stride loops cover the rest
+constexpr std::uint64_t kMaxFillBlocks = 1u << 16;                  // grid-stride loops cover the rest
 constexpr std::uint64_t kMaxPartialBytes = std::uint64_t{2} << 30;  // split-KV scratch of the references
 constexpr std::int64_t kMinKeysPerSplit = 512;
 constexpr int kMaxGridYZ = 65535;
@@ -56,7 +56,6 @@ ElementType element_of(DType t) {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-
 TensorView view_of(std::initializer_list<std::uint64_t> dims, std::initializer_list<std::int64_t> strides,
                    std::size_t element) {
   TensorView view;
@@ -76,8 +75,13 @@ TensorView view_of(std::initializer_list<std::uint64_t> dims, std::initializer_l
 }
 
 TensorSpec input(std::string_view name, ElementType type, std::uint64_t elements, std::size_t offset) {
-  return {.name = std::string(name), .role = TensorRole::kInput, .type = type, .elements = elements,
-          .problem_offset = static_cast<std::uint32_t>(offset), .compared = false, .view = {}};
+  return {.name = std::string(name),
+          .role = TensorRole::kInput,
+          .type = type,
+          .elements = elements,
+          .problem_offset = static_cast<std::uint32_t>(offset),
+          .compared = false,
+          .view = {}};
 }
 
 // An absent optional tensor keeps its slot so that tensor indices stay the TensorId of problem.h; the harness
@@ -199,8 +203,8 @@ Result<AttentionWorkload> plan_workload(const AttentionConfig& c) {
     w.spare_pages = std::max<std::int64_t>(8, w.needed_pages / 16);
     const std::int64_t blocks = w.needed_pages + w.spare_pages;
     if (blocks * c.page > kInt32Max) {
-      return make_error(fmt::format("scenario '{}': a cache of {} pages of {} tokens exceeds int32 token indices",
-                                    name, blocks, c.page));
+      return make_error(fmt::format("scenario '{}': a cache of {} pages of {} tokens exceeds int32 token indices", name,
+                                    blocks, c.page));
     }
     p.block_size = c.page;
     p.num_blocks = static_cast<int>(blocks);
@@ -262,8 +266,12 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
     t[kTensorK].view = view_of({d, hkv, cache_rows}, {p.k_head_stride, p.k_row_stride}, ie);
     t[kTensorV].view = view_of({dv, hkv, cache_rows}, {p.v_head_stride, p.v_row_stride}, ie);
   }
-  t.push_back({.name = std::string(kNameO), .role = TensorRole::kOutput, .type = out, .elements = tq * hq * dv,
-               .problem_offset = static_cast<std::uint32_t>(offsetof(AttentionProblem, o)), .compared = true,
+  t.push_back({.name = std::string(kNameO),
+               .role = TensorRole::kOutput,
+               .type = out,
+               .elements = tq * hq * dv,
+               .problem_offset = static_cast<std::uint32_t>(offsetof(AttentionProblem, o)),
+               .compared = true,
                .view = view_of({dv, hq, tq}, {p.o_head_stride, p.o_row_stride}, element_bytes(out))});
   if (c.qv) {
     t.push_back(input(kNameQv, in, tq * hq * dv, offsetof(AttentionProblem, q_v)));
@@ -272,13 +280,18 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
     t.push_back(absent(kNameQv));
   }
   if (c.lse) {
-    t.push_back({.name = std::string(kNameLse), .role = TensorRole::kOutput, .type = ElementType::kF32,
-                 .elements = hq * tq, .problem_offset = static_cast<std::uint32_t>(offsetof(AttentionProblem, lse)),
-                 .compared = true, .view = view_of({tq, hq}, {p.lse_head_stride}, 4)});
+    t.push_back({.name = std::string(kNameLse),
+                 .role = TensorRole::kOutput,
+                 .type = ElementType::kF32,
+                 .elements = hq * tq,
+                 .problem_offset = static_cast<std::uint32_t>(offsetof(AttentionProblem, lse)),
+                 .compared = true,
+                 .view = view_of({tq, hq}, {p.lse_head_stride}, 4)});
   } else {
     t.push_back(absent(kNameLse));
   }
-  t.push_back(input(std::string(kNameCuSeqlensQ), ElementType::kI32, batch + 1, offsetof(AttentionProblem, cu_seqlens_q)));
+  t.push_back(
+      input(std::string(kNameCuSeqlensQ), ElementType::kI32, batch + 1, offsetof(AttentionProblem, cu_seqlens_q)));
   if (p.paged) {
     t.push_back(input(kNameSequsedK, ElementType::kI32, batch, offsetof(AttentionProblem, seqused_k)));
     t.push_back(input(kNameBlockTable, ElementType::kI32, batch * static_cast<std::uint64_t>(p.max_blocks_per_seq),
@@ -396,7 +409,8 @@ SequenceTensors make_sequence_tensors(const AttentionWorkload& w, std::uint64_t 
 std::vector<SourceFile> attention_device_library(const std::vector<SourceFile>& embedded) {
   std::vector<SourceFile> library;
   for (std::string_view name : {kDeviceSourceName, kDeviceParamsName, kProblemHeaderName}) {
-    const auto found = std::find_if(embedded.begin(), embedded.end(), [&](const SourceFile& f) { return f.name == name; });
+    const auto found =
+        std::find_if(embedded.begin(), embedded.end(), [&](const SourceFile& f) { return f.name == name; });
     if (found == embedded.end()) return {};
     library.push_back(*found);
   }
@@ -448,7 +462,8 @@ Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiproc
     splits = std::min(splits, std::max<std::int64_t>(1, ceil_div(p.max_seqlen_k, kMinKeysPerSplit)));
     const std::uint64_t per_split = static_cast<std::uint64_t>(p.total_q) * static_cast<std::uint64_t>(p.num_heads_q) *
                                     static_cast<std::uint64_t>(p.head_dim_v) * 8u;
-    splits = std::min<std::int64_t>(splits, std::max<std::uint64_t>(1, kMaxPartialBytes / std::max<std::uint64_t>(1, per_split)));
+    splits = std::min<std::int64_t>(
+        splits, std::max<std::uint64_t>(1, kMaxPartialBytes / std::max<std::uint64_t>(1, per_split)));
     splits = std::clamp<std::int64_t>(splits, 1, kMaxGridYZ);
   }
   r.splits = static_cast<int>(splits);
@@ -462,8 +477,8 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
   const AttentionWorkload& w = *planned;
   const AttentionProblem& p = w.problem;
   if (tensors.size() != layout.tensors.size()) {
-    return make_error(context("fill_inputs", fmt::format("got {} buffers for {} tensors", tensors.size(),
-                                                         layout.tensors.size())));
+    return make_error(
+        context("fill_inputs", fmt::format("got {} buffers for {} tensors", tensors.size(), layout.tensors.size())));
   }
   for (std::size_t i = 0; i < layout.tensors.size(); ++i) {
     const auto& t = layout.tensors[i];
@@ -490,8 +505,9 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
     params.tensor = tensor;
     params.logit_scale = p.softmax_scale;
     HostLaunch launch;
-    launch.grid = {static_cast<unsigned>(std::min<std::uint64_t>((params.count + kFillThreads - 1) / kFillThreads,
-                                                                 kMaxFillBlocks)), 1, 1};
+    launch.grid = {static_cast<unsigned>(
+                       std::min<std::uint64_t>((params.count + kFillThreads - 1) / kFillThreads, kMaxFillBlocks)),
+                   1, 1};
     launch.block = {kFillThreads, 1, 1};
     launch.dynamic_smem_bytes = device::kFillHeadTableBytes;
     if (auto ok = host.launch(kFillKernel, launch, &params, sizeof(params)); !ok) {
@@ -519,10 +535,10 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
     }
     return host.upload(tensors[i], std::as_bytes(std::span(values)), 0);
   };
-  for (auto ok : {upload(kTensorCuSeqlensQ, s.cu_seqlens_q), upload(index_of(layout, kNameCuSeqlensK), s.cu_seqlens_k),
-                  upload(index_of(layout, kNameSequsedK), s.seqused_k),
-                  upload(index_of(layout, kNameBlockTable), s.block_table),
-                  upload(index_of(layout, kNameSpans), s.spans)}) {
+  for (auto ok :
+       {upload(kTensorCuSeqlensQ, s.cu_seqlens_q), upload(index_of(layout, kNameCuSeqlensK), s.cu_seqlens_k),
+        upload(index_of(layout, kNameSequsedK), s.seqused_k), upload(index_of(layout, kNameBlockTable), s.block_table),
+        upload(index_of(layout, kNameSpans), s.spans)}) {
     if (!ok) return make_error(context("fill_inputs", ok.error().message));
   }
   if (auto ok = host.synchronize(); !ok) return make_error(context("fill_inputs", ok.error().message));
@@ -540,8 +556,9 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
   if (tensors.size() != layout.tensors.size() || gold.size() != outputs || same_precision.size() != outputs) {
     return make_error(context("compute_reference",
                               fmt::format("got {} tensors, {} gold and {} same-precision buffers, expected {}, {} "
-                                          "and {} (outputs: o{})", tensors.size(), gold.size(), same_precision.size(),
-                                          layout.tensors.size(), outputs, outputs, p.return_lse ? ", lse" : "")));
+                                          "and {} (outputs: o{})",
+                                          tensors.size(), gold.size(), same_precision.size(), layout.tensors.size(),
+                                          outputs, outputs, p.return_lse ? ", lse" : "")));
   }
   for (std::size_t i = 0; i < layout.tensors.size(); ++i) {
     const auto& t = layout.tensors[i];
@@ -551,8 +568,8 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
     }
   }
   const TensorSpec& o = layout.tensors[kTensorO];
-  for (auto ok : {check_buffer("gold o", gold[0], o.elements * 4), check_buffer("same-precision o", same_precision[0],
-                                                                               tensor_bytes(o))}) {
+  for (auto ok : {check_buffer("gold o", gold[0], o.elements * 4),
+                  check_buffer("same-precision o", same_precision[0], tensor_bytes(o))}) {
     if (!ok) return make_error(context("compute_reference", ok.error().message));
   }
   if (p.return_lse) {
@@ -567,9 +584,12 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
   if (!tiling) return make_error(context("compute_reference", tiling.error().message));
   const ReferenceTiling& r = *tiling;
   const std::uint64_t vectors = static_cast<std::uint64_t>(p.total_q) * static_cast<std::uint64_t>(p.num_heads_q);
-  const auto scratch = [&](std::string_view what, std::uint64_t bytes) { return host.scratch(what, std::max<std::uint64_t>(bytes, 16)); };
+  const auto scratch = [&](std::string_view what, std::uint64_t bytes) {
+    return host.scratch(what, std::max<std::uint64_t>(bytes, 16));
+  };
   auto tiles = scratch("attention reference tiles", r.tiles.size() * sizeof(std::int32_t));
-  auto split_stats = scratch("attention reference split statistics", static_cast<std::uint64_t>(r.splits) * vectors * 16);
+  auto split_stats =
+      scratch("attention reference split statistics", static_cast<std::uint64_t>(r.splits) * vectors * 16);
   auto final_stats = scratch("attention reference row statistics", vectors * 8);
   auto partial = r.splits > 1 ? scratch("attention reference partial outputs",
                                         static_cast<std::uint64_t>(r.splits) * vectors * p.head_dim_v * 8)
@@ -611,8 +631,9 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
   tiled.dynamic_smem_bytes = r.smem_bytes;
   const auto stride_launch = [](std::uint64_t work) {
     HostLaunch l;
-    l.grid = {static_cast<unsigned>(std::clamp<std::uint64_t>((work + kFillThreads - 1) / kFillThreads, 1,
-                                                              kMaxFillBlocks)), 1, 1};
+    l.grid = {
+        static_cast<unsigned>(std::clamp<std::uint64_t>((work + kFillThreads - 1) / kFillThreads, 1, kMaxFillBlocks)),
+        1, 1};
     l.block = {kFillThreads, 1, 1};
     return l;
   };

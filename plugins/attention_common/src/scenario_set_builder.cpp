@@ -93,8 +93,7 @@ void SetBuilder::add_to_block(int block, std::string purpose, AttentionConfig co
 }
 
 Result<std::vector<NamedScenario>> SetBuilder::finish() && {
-  if (first_error_)
-    return make_error(fmt::format("{} set construction: {}", family_.name(), first_error_->message));
+  if (first_error_) return make_error(fmt::format("{} set construction: {}", family_.name(), first_error_->message));
   std::set<std::string> ids;
   std::set<std::string> names;
   for (const NamedScenario& s : members_) {
@@ -102,8 +101,7 @@ Result<std::vector<NamedScenario>> SetBuilder::finish() && {
       return make_error(
           fmt::format("{} scenario {} ({}) is illegal: {}", family_.name(), s.id, s.purpose, ok.error().message));
     }
-    if (!ids.insert(s.id).second)
-      return make_error(fmt::format("{}: duplicate scenario id {}", family_.name(), s.id));
+    if (!ids.insert(s.id).second) return make_error(fmt::format("{}: duplicate scenario id {}", family_.name(), s.id));
     const std::string name = format_scenario_name(s.config);
     if (!names.insert(name).second) {
       return make_error(

@@ -70,7 +70,7 @@ __device__ RowShape row_shape(u64 seed, int row) {
   const float where = unit_float(splitmix64(h ^ 1));
   RowShape shape;
   if (kind < 0.125f) {
-    shape.offset = 95.0f + 25.0f * where;     // exp(logit) overflows fp32 (> e^88.7) for the whole row
+    shape.offset = 95.0f + 25.0f * where;  // exp(logit) overflows fp32 (> e^88.7) for the whole row
   } else if (kind < 0.25f) {
     shape.offset = -(105.0f + 15.0f * where);  // exp(logit) underflows to 0 (< e^-103.3): 0 / 0 without a max
   } else {
@@ -99,7 +99,9 @@ struct MaxOp {
 };
 struct SumOp {
   template <class T>
-  __device__ T operator()(T a, T b) const { return a + b; }
+  __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 
 __device__ float row_max(const void* x, long long row_base, int cols, int dtype) {

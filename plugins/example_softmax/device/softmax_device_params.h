@@ -13,14 +13,14 @@ struct FillParams {
   int rows;
   int cols;
   int row_stride;
-  int dtype;                // kseek::example::SoftmaxDType
-  float scale;              // the scenario's scale: logits are drawn in scaled units, then divided by it
+  int dtype;    // kseek::example::SoftmaxDType
+  float scale;  // the scenario's scale: logits are drawn in scaled units, then divided by it
   int reserved;
 };
 
 struct ReferenceParams {
-  unsigned long long x;     // [rows, row_stride] in `dtype`, read
-  unsigned long long out;   // gold: [rows, row_stride] f32; same precision: [rows, row_stride] in `dtype`
+  unsigned long long x;    // [rows, row_stride] in `dtype`, read
+  unsigned long long out;  // gold: [rows, row_stride] f32; same precision: [rows, row_stride] in `dtype`
   int rows;
   int cols;
   int row_stride;

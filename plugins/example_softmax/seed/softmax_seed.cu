@@ -129,7 +129,7 @@ __device__ __forceinline__ uint4 load_vector(const uint4* p) {  // read-only pat
 }
 
 __device__ __forceinline__ void store_vector(uint4* p, const uint4& v) {  // y is not read again: evict first
-  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"  // PTX ISA 9.7.9.9 (st, .cs cache operator)
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"              // PTX ISA 9.7.9.9 (st, .cs cache operator)
                :
                : "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                : "memory");
@@ -436,8 +436,8 @@ __device__ void stream_per_row(const SoftmaxProblem& p) {
 // for each dtype as softmax_<name>_<dtype>.
 constexpr int kShapeCount = 8;
 __device__ const Shape kShapes[kShapeCount] = {
-    {kWarpPerRow, 32, 1, "warp_v1"},   {kWarpPerRow, 32, 2, "warp_v2"},   {kWarpPerRow, 32, 4, "warp_v4"},
-    {kCtaPerRow, 256, 1, "cta256_v1"}, {kCtaPerRow, 256, 2, "cta256_v2"}, {kCtaPerRow, 512, 2, "cta512_v2"},
+    {kWarpPerRow, 32, 1, "warp_v1"},   {kWarpPerRow, 32, 2, "warp_v2"},        {kWarpPerRow, 32, 4, "warp_v4"},
+    {kCtaPerRow, 256, 1, "cta256_v1"}, {kCtaPerRow, 256, 2, "cta256_v2"},      {kCtaPerRow, 512, 2, "cta512_v2"},
     {kCtaPerRow, 512, 4, "cta512_v4"}, {kStream, kStreamThreads, 0, "stream"},
 };
 

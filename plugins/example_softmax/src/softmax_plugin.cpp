@@ -148,12 +148,15 @@ struct SetEntry {
 // Odd cols (127, 1000-ish, 3001, 20011, 50257) leave rows misaligned and tails that are not a vector multiple.
 const std::vector<SetEntry>& default_set() {
   static const std::vector<SetEntry> set = {
-      {"S01", "decode-time sampling: 256 rows over a 152k vocabulary (one CTA streams each row)",
+      {"S01",
+       "decode-time sampling: 256 rows over a 152k vocabulary (one CTA streams each row)",
        {256, 151936, example::kSoftmaxBF16, 1.0f}},
-      {"S02", "GPT-2 vocabulary, odd cols: row starts cycle through every 2-byte phase of 16",
+      {"S02",
+       "GPT-2 vocabulary, odd cols: row starts cycle through every 2-byte phase of 16",
        {1024, 50257, example::kSoftmaxFP16, 1.0f}},
       {"S03", "1000 classes, a warp per row", {32768, 1000, example::kSoftmaxBF16, 1.0f}},
-      {"S04", "tiny odd rows: 127 columns (misaligned, with tails), 262k rows",
+      {"S04",
+       "tiny odd rows: 127 columns (misaligned, with tails), 262k rows",
        {262144, 127, example::kSoftmaxFP16, 1.0f}},
       {"S05", "2k columns, one CTA per row", {16384, 2048, example::kSoftmaxBF16, 1.0f}},
       {"S06", "attention-score rows with softmax scale 1/8", {8192, 4096, example::kSoftmaxFP16, 0.125f}},
@@ -200,8 +203,8 @@ Result<SoftmaxProblem> read_problem(const WorkloadLayout& layout) {
   if (find_dtype(problem.dtype) == nullptr || problem.rows < 1 || problem.cols < 1 ||
       problem.row_stride < problem.cols || !(problem.scale > 0.0f)) {
     return make_error("the layout's problem is not a valid SoftmaxProblem (rows " + std::to_string(problem.rows) +
-                      ", cols " + std::to_string(problem.cols) + ", row_stride " +
-                      std::to_string(problem.row_stride) + ", dtype " + std::to_string(problem.dtype) + ")");
+                      ", cols " + std::to_string(problem.cols) + ", row_stride " + std::to_string(problem.row_stride) +
+                      ", dtype " + std::to_string(problem.dtype) + ")");
   }
   if (layout.tensors.size() != 2) {
     return make_error("the layout has " + std::to_string(layout.tensors.size()) + " tensors, expected 2 (x, y)");
@@ -239,14 +242,15 @@ class SoftmaxPlugin final : public Plugin {
     PluginInfo info;
     info.id = std::string(kPluginId);
     info.operator_name = "row softmax";
-    info.description = "y[r, :] = softmax(scale * x[r, :]) over bf16/fp16/fp32 rows, fp32 maths; bandwidth bound. "
-                       "The plugin authors' first example.";
+    info.description =
+        "y[r, :] = softmax(scale * x[r, :]) over bf16/fp16/fp32 rows, fp32 maths; bandwidth bound. "
+        "The plugin authors' first example.";
     info.version = std::string(kPluginVersion);
     info.target_archs = {std::string(kTargetArch)};
-    info.scenario_sets = {{std::string(kDefaultSet), "8 shapes from vocabulary sampling to 32k x 8k, odd cols included",
-                           default_set().size()},
-                          {std::string(kSmallSet), "3 tiny shapes for quick tests, one per seed code path",
-                           small_set().size()}};
+    info.scenario_sets = {
+        {std::string(kDefaultSet), "8 shapes from vocabulary sampling to 32k x 8k, odd cols included",
+         default_set().size()},
+        {std::string(kSmallSet), "3 tiny shapes for quick tests, one per seed code path", small_set().size()}};
     info.default_set = std::string(kDefaultSet);
     return info;
   }
@@ -272,16 +276,18 @@ class SoftmaxPlugin final : public Plugin {
   Result<SourceFile> seed_source(std::string_view arch) const override {
     const auto* seed = find_embedded(files_, kSeedFile);
     if (arch != kTargetArch) {
-      return make_error(std::string(kPluginId) + " has no seed kernel for " + std::string(arch) + " (seeds: " +
-                        std::string(kTargetArch) + ")");
+      return make_error(std::string(kPluginId) + " has no seed kernel for " + std::string(arch) +
+                        " (seeds: " + std::string(kTargetArch) + ")");
     }
     if (seed == nullptr) {
-      // A typo in an embedded name is the plugin's defect, not a missing architecture: name the file and where it is set.
+      // A typo in an embedded name is the plugin's defect, not a missing architecture: name the file and where it is
+      // set.
       std::string embedded;
       for (const auto& file : files_) embedded += (embedded.empty() ? "" : ", ") + file.name;
-      return make_error(std::string(kPluginId) + ": the seed file '" + std::string(kSeedFile) +
-                        "' is not among the embedded files (" + embedded +
-                        "); check kSeedFile against the EMBED names of kseek_add_plugin in the plugin's CMakeLists.txt");
+      return make_error(
+          std::string(kPluginId) + ": the seed file '" + std::string(kSeedFile) +
+          "' is not among the embedded files (" + embedded +
+          "); check kSeedFile against the EMBED names of kseek_add_plugin in the plugin's CMakeLists.txt");
     }
     return SourceFile{"example_softmax_seed_" + std::string(kTargetArch) + ".cu", seed->text};
   }
@@ -295,7 +301,8 @@ class SoftmaxPlugin final : public Plugin {
   Constraints default_constraints() const override {
     Constraints c;
     // One rule, to show the mechanism: a softmax candidate is measured against library softmaxes, not built on them.
-    c.forbidden_symbols = {{"no-cudnn", "cuDNN is not allowed in a softmax candidate",
+    c.forbidden_symbols = {{"no-cudnn",
+                            "cuDNN is not allowed in a softmax candidate",
                             {"^cudnn[A-Z_]", R"((^|[^A-Za-z0-9_])cudnn(_frontend)?::)"}}};
     c.forbid_device_launch = true;
     c.max_cubin_bytes = 16ull << 20;
@@ -308,8 +315,8 @@ class SoftmaxPlugin final : public Plugin {
   Result<WorkloadLayout> workload_layout(const Scenario& scenario) const override {
     auto config = parse_name(scenario.name);
     if (!config) {
-      return make_error(context("workload_layout", make_error("scenario '" + scenario.name + "': " +
-                                                              config.error().message)));
+      return make_error(
+          context("workload_layout", make_error("scenario '" + scenario.name + "': " + config.error().message)));
     }
     SoftmaxProblem problem{};
     problem.x = nullptr;  // the harness writes device pointers at the offsets below
@@ -323,10 +330,18 @@ class SoftmaxPlugin final : public Plugin {
     WorkloadLayout layout;
     const ElementType element = find_dtype(config->dtype)->element;
     layout.tensors = {
-        {.name = "x", .role = TensorRole::kInput, .type = element, .elements = tensor_elements(problem),
-         .problem_offset = static_cast<std::uint32_t>(offsetof(SoftmaxProblem, x)), .compared = false},
-        {.name = "y", .role = TensorRole::kOutput, .type = element, .elements = tensor_elements(problem),
-         .problem_offset = static_cast<std::uint32_t>(offsetof(SoftmaxProblem, y)), .compared = true},
+        {.name = "x",
+         .role = TensorRole::kInput,
+         .type = element,
+         .elements = tensor_elements(problem),
+         .problem_offset = static_cast<std::uint32_t>(offsetof(SoftmaxProblem, x)),
+         .compared = false},
+        {.name = "y",
+         .role = TensorRole::kOutput,
+         .type = element,
+         .elements = tensor_elements(problem),
+         .problem_offset = static_cast<std::uint32_t>(offsetof(SoftmaxProblem, y)),
+         .compared = true},
     };
     // Both tensors may be viewed by TMA as [cols, rows] when a row is a whole number of 16-byte units (the
     // descriptor's stride rule); otherwise candidates must load them with plain instructions.
@@ -360,9 +375,8 @@ class SoftmaxPlugin final : public Plugin {
     auto problem = read_problem(layout);
     if (!problem) return make_error(context("fill_inputs", problem.error()));
     if (tensors.size() != layout.tensors.size()) {
-      return make_error(context("fill_inputs", make_error("got " + std::to_string(tensors.size()) +
-                                                          " buffers for " + std::to_string(layout.tensors.size()) +
-                                                          " tensors")));
+      return make_error(context("fill_inputs", make_error("got " + std::to_string(tensors.size()) + " buffers for " +
+                                                          std::to_string(layout.tensors.size()) + " tensors")));
     }
     const std::uint64_t x_bytes = tensor_elements(*problem) * element_bytes(layout.tensors[0].type);
     if (auto ok = check_buffer("x", tensors[0], x_bytes); !ok) return make_error(context("fill_inputs", ok.error()));
@@ -375,9 +389,8 @@ class SoftmaxPlugin final : public Plugin {
     params.row_stride = problem->row_stride;
     params.dtype = problem->dtype;
     params.scale = problem->scale;
-    const std::uint64_t blocks =
-        std::min<std::uint64_t>((std::uint64_t(problem->rows) * problem->cols + kFillThreads - 1) / kFillThreads,
-                                kMaxFillBlocks);
+    const std::uint64_t blocks = std::min<std::uint64_t>(
+        (std::uint64_t(problem->rows) * problem->cols + kFillThreads - 1) / kFillThreads, kMaxFillBlocks);
     HostLaunch launch;
     launch.grid = {static_cast<unsigned>(blocks), 1, 1};
     launch.block = {kFillThreads, 1, 1};
@@ -394,11 +407,11 @@ class SoftmaxPlugin final : public Plugin {
     auto problem = read_problem(layout);
     if (!problem) return make_error(context("compute_reference", problem.error()));
     if (tensors.size() != layout.tensors.size() || gold.size() != 1 || same_precision.size() != 1) {
-      return make_error(context("compute_reference",
-                                make_error("got " + std::to_string(tensors.size()) + " tensors, " +
-                                           std::to_string(gold.size()) + " gold and " +
-                                           std::to_string(same_precision.size()) +
-                                           " same-precision buffers, expected 2, 1 and 1 (y is the one output)")));
+      return make_error(
+          context("compute_reference",
+                  make_error("got " + std::to_string(tensors.size()) + " tensors, " + std::to_string(gold.size()) +
+                             " gold and " + std::to_string(same_precision.size()) +
+                             " same-precision buffers, expected 2, 1 and 1 (y is the one output)")));
     }
     const std::uint64_t count = tensor_elements(*problem);
     const std::size_t bytes = element_bytes(layout.tensors[1].type);

@@ -8,8 +8,13 @@ std::vector<kseek::SourceFile> embedded_files();
 class ConsumerPlugin final : public kseek::Plugin {
  public:
   kseek::PluginInfo info() const override {
-    return {.id = "test.consumer", .operator_name = "copy", .description = "export test", .version = "0.0.1",
-            .target_archs = {"sm_90a"}, .scenario_sets = {{"one", "one case", 1}}, .default_set = "one"};
+    return {.id = "test.consumer",
+            .operator_name = "copy",
+            .description = "export test",
+            .version = "0.0.1",
+            .target_archs = {"sm_90a"},
+            .scenario_sets = {{"one", "one case", 1}},
+            .default_set = "one"};
   }
   kseek::Result<std::vector<kseek::Scenario>> scenarios(std::string_view set) const override {
     if (set != "one") return kseek::make_error("unknown set");

@@ -62,7 +62,8 @@ extern "C" __global__ void gemm_bias_gelu_reference_gold(const Problem p) {
   const double s = tiled_dot<double>(p, i, j);
   if (i >= p.m || j >= p.n) return;
   const double x = s + kd::bf16_to_float(static_cast<const unsigned short*>(p.bias)[j]);
-  static_cast<float*>(p.c)[static_cast<long long>(i) * p.n + j] = static_cast<float>(0.5 * x * (1.0 + erf(x * 0.7071067811865476)));
+  static_cast<float*>(p.c)[static_cast<long long>(i) * p.n + j] =
+      static_cast<float>(0.5 * x * (1.0 + erf(x * 0.7071067811865476)));
 }
 
 // Same precision: what a careful bf16 kernel does — fp32 sum, fp32 GELU (erff), one rounding to bf16. The tolerance

@@ -76,22 +76,22 @@ __device__ __forceinline__ void gemm_bias_gelu(const Problem& p) {
     kd::cp_async_commit();
     const Stage& s = stages[t % kStages];
     const int sub = lane / 8, row = lane % 8;  // lanes 8*sub.. address the rows of ldmatrix's matrix `sub`
-    #pragma unroll
+#pragma unroll
     for (int kk = 0; kk < kBlockK; kk += 16) {
       unsigned af[kMmaM][4], bf[kMmaN][2];
-      #pragma unroll
+#pragma unroll
       for (int i = 0; i < kMmaM; ++i) {  // matrix sub: rows +8 when sub is odd, k +8 when sub >= 2 (a[0..3] order)
         kd::ldmatrix_x4(af[i], kd::shared_address(&s.a[warp_m + i * 16 + row + (sub & 1) * 8][kk + (sub >> 1) * 8]));
       }
-      #pragma unroll
+#pragma unroll
       for (int j = 0; j < kMmaN; j += 2) {  // matrix sub: k +8 when sub is odd, the next n8 tile when sub >= 2
         unsigned r[4];
         kd::ldmatrix_x4(r, kd::shared_address(&s.w[warp_n + j * 8 + row + (sub >> 1) * 8][kk + (sub & 1) * 8]));
         bf[j][0] = r[0], bf[j][1] = r[1], bf[j + 1][0] = r[2], bf[j + 1][1] = r[3];
       }
-      #pragma unroll
+#pragma unroll
       for (int i = 0; i < kMmaM; ++i) {
-        #pragma unroll
+#pragma unroll
         for (int j = 0; j < kMmaN; ++j) kd::mma_bf16_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
       }
     }
@@ -100,14 +100,14 @@ __device__ __forceinline__ void gemm_bias_gelu(const Problem& p) {
   // acc[i][j][2h + e] is s[m0 + warp_m + 16i + lane/4 + 8h][n0 + warp_n + 8j + 2(lane%4) + e].
   const auto* bias = static_cast<const unsigned short*>(p.bias);
   auto* c = static_cast<unsigned short*>(p.c);
-  #pragma unroll
+#pragma unroll
   for (int j = 0; j < kMmaN; ++j) {
     const int col = n0 + warp_n + j * 8 + lane % 4 * 2;
     const float bias0 = col < p.n ? kd::bf16_to_float(bias[col]) : 0.0f;
     const float bias1 = col + 1 < p.n ? kd::bf16_to_float(bias[col + 1]) : 0.0f;
-    #pragma unroll
+#pragma unroll
     for (int i = 0; i < kMmaM; ++i) {
-      #pragma unroll
+#pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + warp_m + i * 16 + lane / 4 + h * 8;
         if (row >= p.m || col >= p.n) continue;

@@ -20,11 +20,13 @@ constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 30;  // 2 GiB of 
 OperatorDescription gemm_description() {
   return {.id = "example.gemm_bias_gelu",
           .operator_name = "bf16 GEMM + bias + GELU",
-          .description = "c = gelu(a * w^T + bias): a [m, k], w [n, k], bias [n], c [m, n], bf16, fp32 accumulation, "
-                         "erf GELU; compute bound. Built out of tree against the installed SDK.",
+          .description =
+              "c = gelu(a * w^T + bias): a [m, k], w [n, k], bias [n], c [m, n], bf16, fp32 accumulation, "
+              "erf GELU; compute bound. Built out of tree against the installed SDK.",
           .version = "0.1.0",
           .target_archs = {"sm_90a"},
-          .sets = {{"default", "8 compute-bound shapes: LLM MLP up-projections, a square cube, three with tile tails",
+          .sets = {{"default",
+                    "8 compute-bound shapes: LLM MLP up-projections, a square cube, three with tile tails",
                     {{"G01", "square 4096 cube", "m=4096,n=4096,k=4096"},
                      {"G02", "Llama-3-8B MLP up-projection, 8k-token prefill", "m=8192,n=14336,k=4096"},
                      {"G03", "Llama-2-7B MLP up-projection, 4k tokens", "m=4096,n=11008,k=4096"},
@@ -33,7 +35,8 @@ OperatorDescription gemm_description() {
                      {"G06", "4000 cube: no dimension a multiple of the tile", "m=4000,n=4000,k=4000"},
                      {"G07", "odd everything: rows not 16-byte aligned", "m=3001,n=5003,k=2047"},
                      {"G08", "odd m and n, k a multiple of 8 but not of 32", "m=8191,n=1537,k=4104"}}},
-                   {"small", "4 tiny shapes for quick tests: tails in every dimension, both seed kernels",
+                   {"small",
+                    "4 tiny shapes for quick tests: tails in every dimension, both seed kernels",
                     {{"T01", "one row, one partial tile", "m=1,n=8,k=16"},
                      {"T02", "tails in m, n and k (cp.async path)", "m=130,n=200,k=72"},
                      {"T03", "odd k and n (scalar-load path)", "m=77,n=45,k=33"},
@@ -66,7 +69,8 @@ class GemmBiasGeluPlugin final : public OperatorPlugin<Problem> {
   Result<Scenario> describe(const ScenarioValues& v) const override {
     const std::int64_t m = v.integer("m"), n = v.integer("n"), k = v.integer("k");
     if (std::max({m * k, n * k, m * n}) > kMaxTensorElements) {
-      return make_error("m*k, n*k and m*n must each be at most 2^30 elements (expected " + scenario_grammar().synopsis() + ")");
+      return make_error("m*k, n*k and m*n must each be at most 2^30 elements (expected " +
+                        scenario_grammar().synopsis() + ")");
     }
     Scenario s;
     s.flops = 2.0 * double(m) * double(n) * double(k);
@@ -110,8 +114,10 @@ class GemmBiasGeluPlugin final : public OperatorPlugin<Problem> {
 
   Constraints default_constraints() const override {
     Constraints c;
-    c.forbidden_symbols = {{"no-gemm-libraries", "cuBLASDx, CUTLASS and CuTe are not allowed in a GEMM candidate: it "
-                            "is measured against them", {R"((^|[^A-Za-z0-9_])(cublasdx|cutlass|cute)::)"}}};
+    c.forbidden_symbols = {{"no-gemm-libraries",
+                            "cuBLASDx, CUTLASS and CuTe are not allowed in a GEMM candidate: it "
+                            "is measured against them",
+                            {R"((^|[^A-Za-z0-9_])(cublasdx|cutlass|cute)::)"}}};
     c.max_cubin_bytes = 16ull << 20;
     c.compile_timeout_seconds = 120.0;
     return c;

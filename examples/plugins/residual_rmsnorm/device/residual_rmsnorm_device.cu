@@ -78,7 +78,7 @@ __device__ RowShape row_shape(u64 seed, int row) {
   const float kind = unit_float(h);
   const float where = unit_float(splitmix64(h ^ 1));
   if (kind < 0.125f) return {1.0e-3f * (0.5f + where), 1.0e-3f * (0.5f + where)};  // mean square ~ eps
-  if (kind < 0.25f) return {50.0f + 100.0f * where, 300.0f + 700.0f * where};       // squares beyond fp16
+  if (kind < 0.25f) return {50.0f + 100.0f * where, 300.0f + 700.0f * where};      // squares beyond fp16
   return {0.5f + 1.5f * where, 1.0f + 7.0f * unit_float(splitmix64(h ^ 2))};
 }
 
@@ -95,7 +95,9 @@ __device__ T block_reduce(T value, T* scratch, Op op) {
 
 struct SumOp {
   template <class T>
-  __device__ T operator()(T a, T b) const { return a + b; }
+  __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 
 }  // namespace device
@@ -180,16 +182,16 @@ extern "C" __global__ void residual_rmsnorm_reference_same_precision(const Refer
   void* y = reinterpret_cast<void*>(p.y);
   float sum_squares = 0.0f;
   for (int c = threadIdx.x; c < p.hidden; c += dev::kThreads) {
-    const float r = dev::round_to_dtype(dev::load_element(x, base + c, p.dtype) +
-                                        dev::load_element(residual, base + c, p.dtype), p.dtype);
+    const float r = dev::round_to_dtype(
+        dev::load_element(x, base + c, p.dtype) + dev::load_element(residual, base + c, p.dtype), p.dtype);
     dev::store_element(residual_out, base + c, p.dtype, r);
     sum_squares += r * r;
   }
   sum_squares = dev::block_reduce(sum_squares, scratch, dev::SumOp{});
   const float inv_rms = rsqrtf(sum_squares / static_cast<float>(p.hidden) + p.eps);
   for (int c = threadIdx.x; c < p.hidden; c += dev::kThreads) {
-    const float r = dev::round_to_dtype(dev::load_element(x, base + c, p.dtype) +
-                                        dev::load_element(residual, base + c, p.dtype), p.dtype);
+    const float r = dev::round_to_dtype(
+        dev::load_element(x, base + c, p.dtype) + dev::load_element(residual, base + c, p.dtype), p.dtype);
     dev::store_element(y, base + c, p.dtype, r * inv_rms * dev::load_element(weight, c, p.dtype));
   }
 }

@@ -14,7 +14,7 @@ struct FillParams {
   unsigned long long seed;      // the input set's seed: same seed, same bytes
   int tokens;
   int hidden;
-  int dtype;                    // kseek::ops::ResidualRmsNormDType
+  int dtype;  // kseek::ops::ResidualRmsNormDType
   int reserved;
 };
 

@@ -102,7 +102,7 @@ __device__ __forceinline__ uint4 load_input(const uint4* p) {  // read-only path
 }
 
 __device__ __forceinline__ void store_streaming(uint4* p, const uint4& v) {  // y is not read again: evict first
-  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"  // PTX ISA 9.7.9.9 (st, .cs cache operator)
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"                 // PTX ISA 9.7.9.9 (st, .cs cache operator)
                :
                : "l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                : "memory");
@@ -147,9 +147,8 @@ struct Row {
 };
 
 __device__ __forceinline__ bool vectorisable(const ResidualRmsNormProblem& p) {
-  const u64 bases = reinterpret_cast<u64>(p.x) | reinterpret_cast<u64>(p.residual) |
-                    reinterpret_cast<u64>(p.weight) | reinterpret_cast<u64>(p.residual_out) |
-                    reinterpret_cast<u64>(p.y);
+  const u64 bases = reinterpret_cast<u64>(p.x) | reinterpret_cast<u64>(p.residual) | reinterpret_cast<u64>(p.weight) |
+                    reinterpret_cast<u64>(p.residual_out) | reinterpret_cast<u64>(p.y);
   return (bases & 15) == 0 && p.hidden % kElemsPerVector == 0;
 }
 
@@ -346,7 +345,7 @@ extern "C" __global__ void kseek_plan(const kseek::ops::ResidualRmsNormProblem p
 #define KSEEK_RMSNORM_KERNEL(NAME, THREADS, BODY) \
   extern "C" __global__ void __launch_bounds__(THREADS) NAME(const __grid_constant__ RmsNormArgs args) { BODY; }
 
-#define KSEEK_RMSNORM_SEED_KERNELS(E, DT)                                                                       \
+#define KSEEK_RMSNORM_SEED_KERNELS(E, DT)                                                                     \
   KSEEK_RMSNORM_KERNEL(rmsnorm_t1024_v1_##DT, 1024, (seed::row_in_registers<seed::E, 1024, 1>(args.problem))) \
   KSEEK_RMSNORM_KERNEL(rmsnorm_t1024_v2_##DT, 1024, (seed::row_in_registers<seed::E, 1024, 2>(args.problem))) \
   KSEEK_RMSNORM_KERNEL(rmsnorm_t256_v1_##DT, 256, (seed::row_in_registers<seed::E, 256, 1>(args.problem)))    \

@@ -220,7 +220,8 @@ const std::vector<SetEntry>& default_set() {
       {"R09", "4096 tokens, hidden 8192, fp16", {4096, 8192, ops::kResidualRmsNormFP16, kDefaultEps}},
       {"R10", "8192 tokens, hidden 7168", {8192, 7168, ops::kResidualRmsNormBF16, kDefaultEps}},
       {"R11", "large prefill, 16384 tokens, hidden 4096", {16384, 4096, ops::kResidualRmsNormBF16, kDefaultEps}},
-      {"R12", "large prefill, 16384 tokens, hidden 8192, fp16 (1 GiB moved)",
+      {"R12",
+       "large prefill, 16384 tokens, hidden 8192, fp16 (1 GiB moved)",
        {16384, 8192, ops::kResidualRmsNormFP16, kDefaultEps}},
   };
   return set;
@@ -230,9 +231,11 @@ const std::vector<SetEntry>& default_set() {
 const std::vector<SetEntry>& small_set() {
   static const std::vector<SetEntry> set = {
       {"T01", "3 rows of 2048 (256 threads, one vector each)", {3, 2048, ops::kResidualRmsNormBF16, kDefaultEps}},
-      {"T02", "5 rows of 16384, fp16 (1024 threads, two vectors each)",
+      {"T02",
+       "5 rows of 16384, fp16 (1024 threads, two vectors each)",
        {5, 16384, ops::kResidualRmsNormFP16, kDefaultEps}},
-      {"T03", "300 rows of 7168, eps 1e-5 (256 threads, four vectors each)",
+      {"T03",
+       "300 rows of 7168, eps 1e-5 (256 threads, four vectors each)",
        {300, 7168, ops::kResidualRmsNormBF16, 1e-5f}},
       {"T04", "7 odd rows of 1000, fp16 (streamed, scalar)", {7, 1000, ops::kResidualRmsNormFP16, kDefaultEps}},
       {"T05", "2 rows of 65536 (streamed, vectorised)", {2, 65536, ops::kResidualRmsNormBF16, kDefaultEps}},
@@ -280,7 +283,9 @@ Result<ResidualRmsNormProblem> read_problem(const WorkloadLayout& layout) {
   return problem;
 }
 
-std::uint64_t row_elements(const ResidualRmsNormProblem& p) { return std::uint64_t(p.tokens) * std::uint64_t(p.hidden); }
+std::uint64_t row_elements(const ResidualRmsNormProblem& p) {
+  return std::uint64_t(p.tokens) * std::uint64_t(p.hidden);
+}
 
 Result<void> check_buffer(std::string_view what, const DeviceBuffer& buffer, std::uint64_t bytes) {
   if (buffer.address == 0 || buffer.bytes < bytes) {
@@ -298,8 +303,9 @@ class ResidualRmsNormPlugin final : public Plugin {
     PluginInfo info;
     info.id = std::string(kPluginId);
     info.operator_name = "fused residual add + RMSNorm";
-    info.description = "residual_out = x + residual; y = residual_out / rms(residual_out) * weight, bf16/fp16 rows, "
-                       "fp32 maths; bandwidth bound. Built out of tree against the installed SDK.";
+    info.description =
+        "residual_out = x + residual; y = residual_out / rms(residual_out) * weight, bf16/fp16 rows, "
+        "fp32 maths; bandwidth bound. Built out of tree against the installed SDK.";
     info.version = std::string(kPluginVersion);
     info.target_archs = {std::string(kTargetArch)};
     info.scenario_sets = {
@@ -331,16 +337,18 @@ class ResidualRmsNormPlugin final : public Plugin {
   Result<SourceFile> seed_source(std::string_view arch) const override {
     const auto* seed = find_embedded(files_, kSeedFile);
     if (arch != kTargetArch) {
-      return make_error(std::string(kPluginId) + " has no seed kernel for " + std::string(arch) + " (seeds: " +
-                        std::string(kTargetArch) + ")");
+      return make_error(std::string(kPluginId) + " has no seed kernel for " + std::string(arch) +
+                        " (seeds: " + std::string(kTargetArch) + ")");
     }
     if (seed == nullptr) {
-      // A typo in an embedded name is the plugin's defect, not a missing architecture: name the file and where it is set.
+      // A typo in an embedded name is the plugin's defect, not a missing architecture: name the file and where it is
+      // set.
       std::string embedded;
       for (const auto& file : files_) embedded += (embedded.empty() ? "" : ", ") + file.name;
-      return make_error(std::string(kPluginId) + ": the seed file '" + std::string(kSeedFile) +
-                        "' is not among the embedded files (" + embedded +
-                        "); check kSeedFile against the EMBED names of kseek_add_plugin in the plugin's CMakeLists.txt");
+      return make_error(
+          std::string(kPluginId) + ": the seed file '" + std::string(kSeedFile) +
+          "' is not among the embedded files (" + embedded +
+          "); check kSeedFile against the EMBED names of kseek_add_plugin in the plugin's CMakeLists.txt");
     }
     return SourceFile{"residual_rmsnorm_seed_" + std::string(kTargetArch) + ".cu", seed->text};
   }
@@ -354,9 +362,11 @@ class ResidualRmsNormPlugin final : public Plugin {
   Constraints default_constraints() const override {
     Constraints c;
     // The operator is measured against library normalisations, not built on them.
-    c.forbidden_symbols = {{"no-cudnn", "cuDNN is not allowed in a residual-RMSNorm candidate",
+    c.forbidden_symbols = {{"no-cudnn",
+                            "cuDNN is not allowed in a residual-RMSNorm candidate",
                             {"^cudnn[A-Z_]", R"((^|[^A-Za-z0-9_])cudnn(_frontend)?::)"}},
-                           {"no-cutlass", "CUTLASS and CuTe are not allowed in a residual-RMSNorm candidate",
+                           {"no-cutlass",
+                            "CUTLASS and CuTe are not allowed in a residual-RMSNorm candidate",
                             {R"((^|[^A-Za-z0-9_])(cutlass|cute)::)"}}};
     c.forbid_device_launch = true;
     c.max_cubin_bytes = 16ull << 20;
@@ -375,8 +385,8 @@ class ResidualRmsNormPlugin final : public Plugin {
   Result<WorkloadLayout> workload_layout(const Scenario& scenario) const override {
     auto config = parse_name(scenario.name);
     if (!config) {
-      return make_error(context("workload_layout", make_error("scenario '" + scenario.name + "': " +
-                                                              config.error().message)));
+      return make_error(
+          context("workload_layout", make_error("scenario '" + scenario.name + "': " + config.error().message)));
     }
     ResidualRmsNormProblem problem{};  // the harness writes device pointers at the offsets below
     problem.tokens = config->tokens;
@@ -397,7 +407,8 @@ class ResidualRmsNormPlugin final : public Plugin {
       return spec;
     };
     WorkloadLayout layout;
-    layout.tensors = {  // in ResidualRmsNormTensorId order
+    layout.tensors = {
+        // in ResidualRmsNormTensorId order
         tensor("x", TensorRole::kInput, count, offsetof(ResidualRmsNormProblem, x)),
         tensor("residual", TensorRole::kInput, count, offsetof(ResidualRmsNormProblem, residual)),
         tensor("weight", TensorRole::kInput, static_cast<std::uint64_t>(problem.hidden),
@@ -441,9 +452,8 @@ class ResidualRmsNormPlugin final : public Plugin {
     auto problem = read_problem(layout);
     if (!problem) return make_error(context("fill_inputs", problem.error()));
     if (tensors.size() != layout.tensors.size()) {
-      return make_error(context("fill_inputs", make_error("got " + std::to_string(tensors.size()) +
-                                                          " buffers for " + std::to_string(layout.tensors.size()) +
-                                                          " tensors")));
+      return make_error(context("fill_inputs", make_error("got " + std::to_string(tensors.size()) + " buffers for " +
+                                                          std::to_string(layout.tensors.size()) + " tensors")));
     }
     const std::uint64_t bytes = element_bytes(layout.tensors[0].type);
     for (auto ok : {check_buffer("x", tensors[0], row_elements(*problem) * bytes),
@@ -477,11 +487,11 @@ class ResidualRmsNormPlugin final : public Plugin {
     auto problem = read_problem(layout);
     if (!problem) return make_error(context("compute_reference", problem.error()));
     if (tensors.size() != layout.tensors.size() || gold.size() != 2 || same_precision.size() != 2) {
-      return make_error(context("compute_reference",
-                                make_error("got " + std::to_string(tensors.size()) + " tensors, " +
-                                           std::to_string(gold.size()) + " gold and " +
-                                           std::to_string(same_precision.size()) +
-                                           " same-precision buffers, expected 5, 2 and 2 (residual_out, y)")));
+      return make_error(
+          context("compute_reference",
+                  make_error("got " + std::to_string(tensors.size()) + " tensors, " + std::to_string(gold.size()) +
+                             " gold and " + std::to_string(same_precision.size()) +
+                             " same-precision buffers, expected 5, 2 and 2 (residual_out, y)")));
     }
     const std::uint64_t count = row_elements(*problem);
     const std::uint64_t bytes = element_bytes(layout.tensors[0].type);

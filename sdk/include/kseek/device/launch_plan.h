@@ -20,8 +20,8 @@ struct PlannedLaunch {
   char kernel[kKernelNameBytes];  // NUL-terminated name of an extern "C" __global__ of the candidate
   PlanDim3 grid;
   PlanDim3 block;
-  PlanDim3 cluster;               // {0,0,0} or {1,1,1}: no cluster
-  unsigned dynamic_smem_bytes;    // the harness raises the kernel's dynamic smem limit to this when needed
+  PlanDim3 cluster;             // {0,0,0} or {1,1,1}: no cluster
+  unsigned dynamic_smem_bytes;  // the harness raises the kernel's dynamic smem limit to this when needed
   unsigned reserved;
 };
 
@@ -36,20 +36,20 @@ enum TensorMapSwizzle : unsigned {
 // tensor's shape, strides and dtype come from the harness, never from the candidate: a candidate can only
 // choose how it tiles a buffer it is allowed to read or write.
 struct TensorMapRequest {
-  unsigned tensor;                // the plugin's tensor id (see the plugin's candidate header)
-  unsigned box_rank;              // 1..5; must equal the rank the plugin declares for that tensor view
-  unsigned box[5];                // box extent per dimension, innermost first
-  unsigned swizzle;               // TensorMapSwizzle
-  unsigned l2_promotion_bytes;    // 0, 64, 128 or 256
+  unsigned tensor;              // the plugin's tensor id (see the plugin's candidate header)
+  unsigned box_rank;            // 1..5; must equal the rank the plugin declares for that tensor view
+  unsigned box[5];              // box extent per dimension, innermost first
+  unsigned swizzle;             // TensorMapSwizzle
+  unsigned l2_promotion_bytes;  // 0, 64, 128 or 256
   unsigned reserved;
 };
 
 struct LaunchPlan {
-  unsigned abi_version;           // must be kLaunchPlanAbiVersion
-  unsigned num_launches;          // 1..kMaxPlanLaunches
+  unsigned abi_version;   // must be kLaunchPlanAbiVersion
+  unsigned num_launches;  // 1..kMaxPlanLaunches
   PlannedLaunch launches[kMaxPlanLaunches];
   unsigned long long workspace_bytes;  // zero-initialised by the harness before every launch sequence
-  unsigned num_tensor_maps;       // 0..kMaxTensorMaps
+  unsigned num_tensor_maps;            // 0..kMaxTensorMaps
   unsigned reserved;
   TensorMapRequest tensor_maps[kMaxTensorMaps];
 };
@@ -64,7 +64,7 @@ struct alignas(64) TensorMapStorage {
 template <class Problem>
 struct KernelArgs {
   Problem problem;
-  void* workspace;                // workspace_bytes of zeroed device memory, or null
+  void* workspace;                               // workspace_bytes of zeroed device memory, or null
   TensorMapStorage tensor_maps[kMaxTensorMaps];  // in the order of LaunchPlan::tensor_maps
 };
 

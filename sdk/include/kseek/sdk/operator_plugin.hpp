@@ -29,7 +29,7 @@ namespace kseek {
 // A scenario of a set is written as its name: the grammar reads it like a user's, so a set cannot hold a name that
 // does not read back.
 struct NamedScenario {
-  std::string id;           // stable within the set: records refer to it
+  std::string id;  // stable within the set: records refer to it
   std::string description;
   std::string name;
 };
@@ -41,7 +41,7 @@ struct NamedSet {
 };
 
 struct OperatorDescription {
-  std::string id;             // the same literal as KSEEK_PLUGIN's
+  std::string id;  // the same literal as KSEEK_PLUGIN's
   std::string operator_name;
   std::string description;
   std::string version;
@@ -94,7 +94,8 @@ class OperatorPlugin : public Plugin {
       std::vector<Scenario> out;
       for (const auto& entry : set.scenarios) {
         auto scenario = scenario_from_name(entry.name);
-        if (!scenario) return make_error(d_.id + " set '" + set.name + "' " + entry.id + ": " + scenario.error().message);
+        if (!scenario)
+          return make_error(d_.id + " set '" + set.name + "' " + entry.id + ": " + scenario.error().message);
         scenario->id = entry.id;
         scenario->description = entry.description;
         out.push_back(std::move(*scenario));
@@ -121,7 +122,8 @@ class OperatorPlugin : public Plugin {
       archs += (archs.empty() ? "" : ", ") + target;
       targeted = targeted || target == arch;
     }
-    if (!targeted) return make_error(d_.id + " has no seed kernel for " + std::string(arch) + " (seeds: " + archs + ")");
+    if (!targeted)
+      return make_error(d_.id + " has no seed kernel for " + std::string(arch) + " (seeds: " + archs + ")");
     // Every declared name is checked here, the first thing an evaluation or `kseek conform` builds, because
     // candidate_headers() and device_library() cannot return an error.
     for (const auto& name : d_.candidate_headers) {
@@ -143,7 +145,8 @@ class OperatorPlugin : public Plugin {
 
   Result<WorkloadLayout> workload_layout(const Scenario& scenario) const override {
     auto values = grammar_.parse(scenario.name);
-    if (!values) return make_error(d_.id + " workload_layout: scenario '" + scenario.name + "': " + values.error().message);
+    if (!values)
+      return make_error(d_.id + " workload_layout: scenario '" + scenario.name + "': " + values.error().message);
     auto out = layout(*values);
     if (!out) return make_error(d_.id + " workload_layout: scenario '" + scenario.name + "': " + out.error().message);
     out->plugin_context = grammar_.canonical(*values);
@@ -165,8 +168,9 @@ class OperatorPlugin : public Plugin {
     if (!to_gold) return make_error(d_.id + " compute_reference: " + to_gold.error().message);
     auto to_same = bind_problem<Problem>(layout, tensors, BoundOutputs::kSamePrecision, same_precision);
     if (!to_same) return make_error(d_.id + " compute_reference: " + to_same.error().message);
-    return launch_all<Problem>("compute_reference", host, {{d_.gold_kernel, reference_launch(*to_gold), *to_gold},
-                                                  {d_.same_precision_kernel, reference_launch(*to_same), *to_same}});
+    return launch_all<Problem>("compute_reference", host,
+                               {{d_.gold_kernel, reference_launch(*to_gold), *to_gold},
+                                {d_.same_precision_kernel, reference_launch(*to_same), *to_same}});
   }
 
  private:
@@ -185,7 +189,8 @@ class OperatorPlugin : public Plugin {
         return make_error(d_.id + " " + std::string(call) + ": " + c.kernel + ": " + ok.error().message);
       }
     }
-    if (auto ok = host.synchronize(); !ok) return make_error(d_.id + " " + std::string(call) + ": " + ok.error().message);
+    if (auto ok = host.synchronize(); !ok)
+      return make_error(d_.id + " " + std::string(call) + ": " + ok.error().message);
     return Ok{};
   }
 

@@ -67,21 +67,20 @@ class Plugin {
 
 // Exports the handshake and the factory for a Plugin subclass with a default constructor:
 //   KSEEK_PLUGIN(kseek::plugins::fa3::Fa3Plugin, "attention.fa3", "0.1.0")
-#define KSEEK_PLUGIN(PluginClass, plugin_id_literal, plugin_version_literal)                         \
-  extern "C" __attribute__((visibility("default"))) const kseek_plugin_descriptor_t*               \
-  kseek_plugin_descriptor(void) {                                                                   \
-    static const kseek_plugin_descriptor_t descriptor = {                                           \
-        KSEEK_PLUGIN_ABI_VERSION,        sizeof(kseek_plugin_descriptor_t), KSEEK_SDK_VERSION,      \
-        plugin_id_literal,               plugin_version_literal,            KSEEK_BUILD_FINGERPRINT}; \
-    return &descriptor;                                                                             \
-  }                                                                                                 \
-  extern "C" __attribute__((visibility("default"))) void* kseek_plugin_create(void) {               \
-    try {                                                                                           \
-      return static_cast<kseek::Plugin*>(new PluginClass());                                        \
-    } catch (...) {                                                                                 \
-      return nullptr;                                                                               \
-    }                                                                                               \
-  }                                                                                                 \
-  extern "C" __attribute__((visibility("default"))) void kseek_plugin_destroy(void* plugin) {       \
-    delete static_cast<kseek::Plugin*>(plugin);                                                     \
+#define KSEEK_PLUGIN(PluginClass, plugin_id_literal, plugin_version_literal)                                          \
+  extern "C" __attribute__((visibility("default"))) const kseek_plugin_descriptor_t* kseek_plugin_descriptor(void) {  \
+    static const kseek_plugin_descriptor_t descriptor = {KSEEK_PLUGIN_ABI_VERSION, sizeof(kseek_plugin_descriptor_t), \
+                                                         KSEEK_SDK_VERSION,        plugin_id_literal,                 \
+                                                         plugin_version_literal,   KSEEK_BUILD_FINGERPRINT};          \
+    return &descriptor;                                                                                               \
+  }                                                                                                                   \
+  extern "C" __attribute__((visibility("default"))) void* kseek_plugin_create(void) {                                 \
+    try {                                                                                                             \
+      return static_cast<kseek::Plugin*>(new PluginClass());                                                          \
+    } catch (...) {                                                                                                   \
+      return nullptr;                                                                                                 \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  extern "C" __attribute__((visibility("default"))) void kseek_plugin_destroy(void* plugin) {                         \
+    delete static_cast<kseek::Plugin*>(plugin);                                                                       \
   }

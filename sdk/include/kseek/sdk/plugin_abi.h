@@ -27,7 +27,7 @@ typedef struct kseek_plugin_descriptor_t {
 
 /* Every plugin exports these three (plugin.hpp's KSEEK_PLUGIN macro defines them). */
 typedef const kseek_plugin_descriptor_t* (*kseek_plugin_descriptor_fn)(void);
-typedef void* (*kseek_plugin_create_fn)(void);   /* returns a kseek::Plugin* */
+typedef void* (*kseek_plugin_create_fn)(void); /* returns a kseek::Plugin* */
 typedef void (*kseek_plugin_destroy_fn)(void*);
 
 #ifdef __cplusplus

@@ -25,7 +25,8 @@ enum class BoundOutputs {
 // `tensors` is parallel to layout.tensors; `outputs` (gold or same-precision) to its compared outputs, in order.
 template <class Problem>
 Result<Problem> bind_problem(const WorkloadLayout& layout, std::span<const DeviceBuffer> tensors,
-                             BoundOutputs bound = BoundOutputs::kCandidate, std::span<const DeviceBuffer> outputs = {}) {
+                             BoundOutputs bound = BoundOutputs::kCandidate,
+                             std::span<const DeviceBuffer> outputs = {}) {
   static_assert(std::is_trivially_copyable_v<Problem>, "a Problem crosses to the device as bytes");
   static_assert(sizeof(void*) == sizeof(std::uint64_t), "device pointers are 64-bit on both sides");
   if (layout.problem.size() != sizeof(Problem)) {
@@ -49,8 +50,8 @@ Result<Problem> bind_problem(const WorkloadLayout& layout, std::span<const Devic
     const TensorSpec& spec = layout.tensors[i];
     const bool replaced = bound != BoundOutputs::kCandidate && spec.role == TensorRole::kOutput && spec.compared;
     const DeviceBuffer& buffer = replaced ? outputs[output++] : tensors[i];
-    const std::uint64_t bytes = spec.elements * (bound == BoundOutputs::kGold && replaced ? sizeof(float)
-                                                                                          : element_bytes(spec.type));
+    const std::uint64_t bytes =
+        spec.elements * (bound == BoundOutputs::kGold && replaced ? sizeof(float) : element_bytes(spec.type));
     const std::string what = std::string(replaced ? (bound == BoundOutputs::kGold ? "gold " : "same-precision ") : "") +
                              "tensor '" + spec.name + "'";
     // The harness hands fill_inputs and compute_reference the input set only: an output that is not replaced by a
@@ -66,7 +67,8 @@ Result<Problem> bind_problem(const WorkloadLayout& layout, std::span<const Devic
       return make_error(what + ": pointer offset " + std::to_string(spec.problem_offset) + " is outside the " +
                         std::to_string(sizeof(Problem)) + "-byte Problem");
     }
-    std::memcpy(reinterpret_cast<unsigned char*>(&problem) + spec.problem_offset, &buffer.address, sizeof(buffer.address));
+    std::memcpy(reinterpret_cast<unsigned char*>(&problem) + spec.problem_offset, &buffer.address,
+                sizeof(buffer.address));
   }
   return problem;
 }

@@ -15,7 +15,7 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design, `return value;`
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design, `return value;`
   Result(Error error) : state_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(state_); }
@@ -41,7 +41,7 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Ok) {}  // NOLINT
+  Result(Ok) {}                                                     // NOLINT
   Result(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
   bool ok() const { return !failed_; }
   explicit operator bool() const { return ok(); }

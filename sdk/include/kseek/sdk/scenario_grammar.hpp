@@ -54,11 +54,11 @@ class ScenarioGrammar {
   struct Key {
     std::string name;
     Kind kind = Kind::kInteger;
-    std::string meaning;                 // one line for `kseek scenarios --grammar` and error messages
-    std::int64_t min = 0, max = 0;       // integers: inclusive range
-    bool positive = false;               // numbers: > 0 (and always finite)
-    std::vector<std::string> choices;    // choices: the spellings, in the order errors list them
-    std::optional<std::string> fallback; // canonical text of the default; none: the key is required
+    std::string meaning;                  // one line for `kseek scenarios --grammar` and error messages
+    std::int64_t min = 0, max = 0;        // integers: inclusive range
+    bool positive = false;                // numbers: > 0 (and always finite)
+    std::vector<std::string> choices;     // choices: the spellings, in the order errors list them
+    std::optional<std::string> fallback;  // canonical text of the default; none: the key is required
   };
 
   ScenarioGrammar& integer(std::string name, std::int64_t min, std::int64_t max, std::string meaning,

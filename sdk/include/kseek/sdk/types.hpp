@@ -20,17 +20,17 @@ struct SourceFile {
 
 // One evaluation case. The core treats `name` as opaque: only the plugin parses it.
 struct Scenario {
-  std::string id;           // stable short id within its set, e.g. "H01"
-  std::string name;         // complete `key=value,...` spec, parseable by the plugin
-  std::string description;  // one line for people
-  double flops = 0;         // useful floating-point operations (plugin's accounting)
-  double bytes = 0;         // minimum bytes that must move between HBM and the chip
+  std::string id;             // stable short id within its set, e.g. "H01"
+  std::string name;           // complete `key=value,...` spec, parseable by the plugin
+  std::string description;    // one line for people
+  double flops = 0;           // useful floating-point operations (plugin's accounting)
+  double bytes = 0;           // minimum bytes that must move between HBM and the chip
   std::string required_arch;  // e.g. "sm_90a"; empty when any of the plugin's targets will do
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
 struct ScenarioSet {
-  std::string name;         // e.g. "case-study"
+  std::string name;  // e.g. "case-study"
   std::string description;
   std::size_t size = 0;
   friend bool operator==(const ScenarioSet&, const ScenarioSet&) = default;
@@ -49,7 +49,7 @@ struct SymbolRule {
 // Declared once by the plugin, overridable by a campaign; enforced on the built binary, never on source.
 struct Constraints {
   std::vector<SymbolRule> forbidden_symbols;
-  bool forbid_device_launch = true;       // dynamic parallelism lets work escape the timed window
+  bool forbid_device_launch = true;  // dynamic parallelism lets work escape the timed window
   std::uint64_t max_cubin_bytes = 64ull << 20;
   double compile_timeout_seconds = 300.0;
   std::uint64_t max_compile_memory_bytes = 8ull << 30;  // a template explosion hits this, not the machine
@@ -57,11 +57,11 @@ struct Constraints {
 };
 
 struct PluginInfo {
-  std::string id;                 // "attention.fa3"
-  std::string operator_name;      // "forward attention"
+  std::string id;             // "attention.fa3"
+  std::string operator_name;  // "forward attention"
   std::string description;
   std::string version;
-  std::vector<std::string> target_archs;   // NVRTC arch names, e.g. {"sm_90a"}
+  std::vector<std::string> target_archs;  // NVRTC arch names, e.g. {"sm_90a"}
   std::vector<ScenarioSet> scenario_sets;
   std::string default_set;
   friend bool operator==(const PluginInfo&, const PluginInfo&) = default;

@@ -23,9 +23,12 @@ enum class TensorRole : std::uint8_t {
 
 inline std::size_t element_bytes(ElementType type) {
   switch (type) {
-    case ElementType::kF32: case ElementType::kI32: return 4;
-    case ElementType::kF16: case ElementType::kBF16: return 2;
-    case ElementType::kFP8E4M3: case ElementType::kU8: return 1;
+    case ElementType::kF32:
+    case ElementType::kI32: return 4;
+    case ElementType::kF16:
+    case ElementType::kBF16: return 2;
+    case ElementType::kFP8E4M3:
+    case ElementType::kU8: return 1;
     case ElementType::kI64: return 8;
   }
   return 0;
@@ -47,9 +50,9 @@ inline std::string_view to_string(ElementType type) {
 // How a TMA descriptor may view a tensor (cuTensorMapEncodeTiled): a candidate's TensorMapRequest names the
 // tensor by its index in WorkloadLayout::tensors and chooses only box, swizzle and L2 promotion.
 struct TensorView {
-  std::uint32_t rank = 0;                         // 0: the tensor cannot be mapped (e.g. strides not 16-byte multiples)
-  std::array<std::uint64_t, 5> dims{};            // elements, innermost first
-  std::array<std::uint64_t, 4> strides_bytes{};   // of dimensions 1..rank-1; multiples of 16
+  std::uint32_t rank = 0;                        // 0: the tensor cannot be mapped (e.g. strides not 16-byte multiples)
+  std::array<std::uint64_t, 5> dims{};           // elements, innermost first
+  std::array<std::uint64_t, 4> strides_bytes{};  // of dimensions 1..rank-1; multiples of 16
 };
 
 // A TensorSpec::problem_offset meaning "the harness writes no pointer for this tensor" (e.g. an absent optional
@@ -58,7 +61,7 @@ inline constexpr std::uint32_t kNoProblemPointer = 0xffffffffu;
 
 // One tensor of a workload. The harness allocates it (with guard regions), so a candidate never does.
 struct TensorSpec {
-  std::string name;                  // "q", "out", "lse"...
+  std::string name;  // "q", "out", "lse"...
   TensorRole role = TensorRole::kInput;
   ElementType type = ElementType::kF32;
   std::uint64_t elements = 0;
@@ -80,11 +83,11 @@ struct Tolerance {
 
 struct WorkloadLayout {
   std::vector<TensorSpec> tensors;
-  std::vector<std::byte> problem;   // the candidate's Problem struct, device pointers left null
+  std::vector<std::byte> problem;  // the candidate's Problem struct, device pointers left null
   Tolerance tolerance;
-  std::uint32_t input_sets = 3;     // distinct input sets rotated during timing (fresh data, fresh addresses)
-  std::string plugin_context;       // opaque to the harness; the plugin reads it back in fill_inputs and
-                                    // compute_reference (e.g. the canonical scenario name)
+  std::uint32_t input_sets = 3;  // distinct input sets rotated during timing (fresh data, fresh addresses)
+  std::string plugin_context;    // opaque to the harness; the plugin reads it back in fill_inputs and
+                                 // compute_reference (e.g. the canonical scenario name)
 };
 
 struct DeviceBuffer {
@@ -95,7 +98,8 @@ struct DeviceBuffer {
 struct HostLaunch {
   std::array<unsigned, 3> grid{1, 1, 1};
   std::array<unsigned, 3> block{1, 1, 1};
-  unsigned dynamic_smem_bytes = 0;  // above 48 KiB the worker raises the kernel's limit, up to the device's opt-in maximum
+  unsigned dynamic_smem_bytes =
+      0;  // above 48 KiB the worker raises the kernel's limit, up to the device's opt-in maximum
 };
 
 struct DeviceProperties {

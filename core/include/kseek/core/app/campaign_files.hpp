@@ -26,9 +26,9 @@ struct ContractFiles {
 // AGENTS.md names only files this writes (or kept). `key_place` is where the campaign's signing key is kept: the MCP
 // registrations pin KSEEK_KEY_DIR only for a per-user key.
 Result<std::vector<std::string>> write_agent_files(const std::filesystem::path& dir, const CampaignConfig& config,
-                                                    KeyPlace key_place, const std::filesystem::path& kseek_executable,
-                                                    const std::string& plugin_description,
-                                                    const ContractFiles& contract);
+                                                   KeyPlace key_place, const std::filesystem::path& kseek_executable,
+                                                   const std::string& plugin_description,
+                                                   const ContractFiles& contract);
 
 // The hook settings for `host` ("claude" or "codex") as a settings object ({"hooks": ..., "disableAllHooks": false}).
 nlohmann::json hook_settings(const std::filesystem::path& kseek_executable, const std::filesystem::path& dir,

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kseek/sdk/result.hpp"
 #include "kseek/core/app/question_library.hpp"
+#include "kseek/sdk/result.hpp"
 
 namespace kseek::app {
 
@@ -17,8 +17,8 @@ struct InstalledPackNote {
 };
 
 struct PackChoice {
-  std::vector<std::string> ids;           // campaign.json "packs"
-  std::vector<std::string> pinned_files;  // campaign.json "pack_files": the installed packs taken, absolute
+  std::vector<std::string> ids;             // campaign.json "packs"
+  std::vector<std::string> pinned_files;    // campaign.json "pack_files": the installed packs taken, absolute
   std::vector<InstalledPackNote> taken;     // installed packs taken
   std::vector<InstalledPackNote> left_out;  // installed packs left out, each with its reason
 };

@@ -1,7 +1,7 @@
-// The campaign verbs as use cases (init, record an evaluation, status, ask, claim, steer, gate), the same for the CLI, the
-// hooks and the MCP server. Each returns a typed outcome, or an error when the verb could not do its job; each outcome
-// has one JSON document, the one `kseek <verb> --json` prints and the MCP tool returns.
-// It must never print, nor choose an exit code: that is how the CLI shows an outcome, not what happened.
+// The campaign verbs as use cases (init, record an evaluation, status, ask, claim, steer, gate), the same for the CLI,
+// the hooks and the MCP server. Each returns a typed outcome, or an error when the verb could not do its job; each
+// outcome has one JSON document, the one `kseek <verb> --json` prints and the MCP tool returns. It must never print,
+// nor choose an exit code: that is how the CLI shows an outcome, not what happened.
 #pragma once
 
 #include <filesystem>
@@ -27,8 +27,8 @@ struct InitRequest {
   std::string set;                     // empty: the plugin's default
   std::vector<std::string> scenarios;  // empty: the whole set
   std::string goal;
-  std::string peer;            // another implementation exists (named): enables those questions
-  bool questions = true;       // false: a control campaign
+  std::string peer;                 // another implementation exists (named): enables those questions
+  bool questions = true;            // false: a control campaign
   std::filesystem::path seed_file;  // empty: start from the plugin's seed
   std::vector<std::string> packs;   // empty: built-in packs, the plugin's own and the installed ones that fit
   // kCampaignFolder (`--key-in-campaign`): the signing key in DIR/.kseek-key/, travelling with the folder; its
@@ -41,8 +41,8 @@ struct InitOutcome {
   CampaignConfig config;
   std::size_t scenarios = 0;
   std::vector<std::string> kept_existing_files;  // a person's files the agent files did not overwrite
-  PackChoice packs;                               // which installed packs were taken or left out, and why
-  KeyPlace key_place = KeyPlace::kUserFolder;      // where the signing key was made
+  PackChoice packs;                              // which installed packs were taken or left out, and why
+  KeyPlace key_place = KeyPlace::kUserFolder;    // where the signing key was made
   std::filesystem::path key_file;
 };
 
@@ -57,7 +57,7 @@ struct AskedQuestion {
 struct EvaluationFollowUp {
   int evaluation = 0;  // its number in the log
   std::string record_file;
-  std::vector<CampaignEvent> events;    // raised by it
+  std::vector<CampaignEvent> events;      // raised by it
   std::optional<AskedQuestion> question;  // for the most pressing event, when questions are on and one fits
   GateResult gate;
 };
@@ -65,7 +65,7 @@ struct EvaluationFollowUp {
 struct AskOutcome {
   std::string event;  // empty: no open event (only a person's waiting question could be asked)
   std::optional<AskedQuestion> question;
-  std::string note;   // why there is no question, when there is none
+  std::string note;  // why there is no question, when there is none
 };
 
 struct ClaimOutcome {

@@ -30,8 +30,8 @@ struct EvaluationRequest {
   EvaluationSettings settings;
   bool correctness_only = false;
   std::filesystem::path campaign_dir;
-  std::string gpus;   // --gpus all|0,1,...
-  std::string shard;  // --shard I/N
+  std::string gpus;         // --gpus all|0,1,...
+  std::string shard;        // --shard I/N
   std::string via = "cli";  // who asked, for the campaign log: "cli", "mcp"
 };
 
@@ -51,13 +51,13 @@ enum class EvaluationVerdict {
 EvaluationVerdict verdict_of(const EvaluationRecord& record);
 
 struct EvaluationOutcome {
-  std::string error;                       // the request was wrong or the evaluation could not start: nothing else
-  nlohmann::json record;                   // the evaluation record, as `kseek eval --json` prints it
-  std::optional<EvaluationRecord> typed;   // the same, read back (absent with `error`)
+  std::string error;                      // the request was wrong or the evaluation could not start: nothing else
+  nlohmann::json record;                  // the evaluation record, as `kseek eval --json` prints it
+  std::optional<EvaluationRecord> typed;  // the same, read back (absent with `error`)
   EvaluationVerdict verdict = EvaluationVerdict::kNotAllPassed;
   std::optional<EvaluationFollowUp> follow_up;  // in a campaign: evaluation number, events, question, gate
-  std::vector<std::string> notes;          // the build service's notes for people
-  std::string write_problem;               // --out could not be written (the evaluation itself stands)
+  std::vector<std::string> notes;               // the build service's notes for people
+  std::string write_problem;                    // --out could not be written (the evaluation itself stands)
 };
 
 EvaluationOutcome run_evaluation(const AppOptions& options, EvaluationRequest request,

@@ -17,8 +17,8 @@
 namespace kseek {
 
 struct CandidateBuild {
-  Status status = Status::kCompileError;   // kOk, kCompileError or kConstraintViolation
-  std::string message;                     // one line for people when status != kOk
+  Status status = Status::kCompileError;  // kOk, kCompileError or kConstraintViolation
+  std::string message;                    // one line for people when status != kOk
   CompileOutput compile;
   ConstraintReport constraints;
   std::string source_sha256;

@@ -23,7 +23,7 @@ struct CappedRun {
   End end = End::kDied;  // kTimedOut: the wall deadline passed or the CPU limit was reached (SIGXCPU)
   int exit_code = 0;     // the work's exit status when it finished, else the signal or status that ended it
   bool signaled = false;
-  std::string output;    // what the work returned (in-process work) or printed on stdout and stderr (a program)
+  std::string output;  // what the work returned (in-process work) or printed on stdout and stderr (a program)
 };
 
 // The wall-clock backstop of a step limited to S CPU-seconds: S times this (a step that computes on one core under the

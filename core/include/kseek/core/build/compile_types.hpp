@@ -20,11 +20,11 @@ namespace kseek {
 enum class BuildPipeline { kDefault, kPerKernel, kWholeProgram };
 
 struct CompileRequest {
-  SourceFile source;                    // the candidate; `name` appears in diagnostics
-  std::vector<SourceFile> headers;      // offered to NVRTC by include name (SDK + plugin headers)
-  std::string arch = "sm_90a";          // NVRTC real architecture
-  std::vector<std::string> options;     // extra NVRTC options, after the fixed ones
-  double timeout_seconds = 300.0;       // compile time limit
+  SourceFile source;                 // the candidate; `name` appears in diagnostics
+  std::vector<SourceFile> headers;   // offered to NVRTC by include name (SDK + plugin headers)
+  std::string arch = "sm_90a";       // NVRTC real architecture
+  std::vector<std::string> options;  // extra NVRTC options, after the fixed ones
+  double timeout_seconds = 300.0;    // compile time limit
   std::uint64_t max_cubin_bytes = 64ull << 20;
   std::uint64_t max_compile_memory_bytes = 8ull << 30;  // address-space cap of the compiler process
   // ptxas processes the per-kernel back end may run at once: 0 = $KSEEK_BUILD_THREADS, else the cores this process
@@ -45,7 +45,7 @@ struct KernelResources {
   std::uint64_t spill_store_bytes = 0;
   std::uint64_t spill_load_bytes = 0;
   std::uint64_t static_shared_bytes = 0;
-  std::uint64_t constant_bytes = 0;     // cmem[0]: the kernel's parameter bank and friends
+  std::uint64_t constant_bytes = 0;  // cmem[0]: the kernel's parameter bank and friends
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 
@@ -63,14 +63,14 @@ struct CompileOutput {
   std::string error;                      // one line when status != kOk
   std::string log;                        // NVRTC's full log
   std::vector<Diagnostic> diagnostics;
-  std::string ptx;                        // present even when ptxas failed, if the front end succeeded
+  std::string ptx;  // present even when ptxas failed, if the front end succeeded
   std::string cubin;
   std::vector<KernelResources> kernels;
-  std::vector<std::string> options;       // the complete NVRTC option list used
+  std::vector<std::string> options;  // the complete NVRTC option list used
   std::string nvrtc_version;
   std::string cache_key;
   bool cache_hit = false;
-  double seconds = 0;                     // wall time of this build (lookup or compile)
+  double seconds = 0;  // wall time of this build (lookup or compile)
   // Where a per-kernel build's time went (not cached: zero on a cache hit and for whole-program builds).
   struct Stages {
     double front_end_seconds = 0;  // NVRTC to PTX

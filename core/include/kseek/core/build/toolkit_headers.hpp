@@ -15,16 +15,16 @@ namespace kseek {
 
 // The device headers of the toolkit that NVRTC compiles and that kseek's tests include in a candidate.
 inline constexpr std::string_view kToolkitDeviceHeaders[] = {
-    "cuda_fp16.h",   "cuda_bf16.h",   "cuda_fp8.h", "cooperative_groups.h", "cuda/barrier",
-    "cuda/pipeline", "cuda/ptx",      "mma.h"};
+    "cuda_fp16.h",  "cuda_bf16.h",   "cuda_fp8.h", "cooperative_groups.h",
+    "cuda/barrier", "cuda/pipeline", "cuda/ptx",   "mma.h"};
 
 struct ToolkitHeaders {
-  std::filesystem::path include_dir;            // holds cuda_fp16.h
-  std::vector<std::filesystem::path> folders;   // --include-path folders: include_dir, and include_dir/cccl (CUDA 13)
-  int cuda_version = 0;                         // CUDA_VERSION of its cuda.h (13000 = 13.0), 0 if unread
-  std::string origin;                           // which rule found it, e.g. "CUDA_HOME" or "next to libnvrtc"
-  std::string note;                             // a warning for people (e.g. its version differs from NVRTC's)
-  std::string identity;                         // for cache keys: folder, version and a digest of its file list
+  std::filesystem::path include_dir;           // holds cuda_fp16.h
+  std::vector<std::filesystem::path> folders;  // --include-path folders: include_dir, and include_dir/cccl (CUDA 13)
+  int cuda_version = 0;                        // CUDA_VERSION of its cuda.h (13000 = 13.0), 0 if unread
+  std::string origin;                          // which rule found it, e.g. "CUDA_HOME" or "next to libnvrtc"
+  std::string note;                            // a warning for people (e.g. its version differs from NVRTC's)
+  std::string identity;                        // for cache keys: folder, version and a digest of its file list
 };
 
 // Looks, in this order, in $KSEEK_CUDA_INCLUDE (an include folder), $CUDA_HOME, $CUDA_PATH, the toolkit the loaded

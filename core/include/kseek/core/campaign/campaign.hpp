@@ -31,39 +31,39 @@ inline constexpr std::string_view kCampaignLogFormat = "kseek.campaign-log/1";
 inline constexpr std::string_view kNotSignedReason = "not signed by kseek: written by something else, ignored";
 
 // The fewest consecutive Stop-hook blocks a supported host honours before it ends the turn on its own. Claude Code:
-// 8, then it overrides the hook and ends the turn with a warning (release notes 2.1.147; CLAUDE_CODE_STOP_HOOK_BLOCK_CAP
-// changes it; anthropics/claude-code#85547). Codex: no cap, its turn loop continues after every block
-// (codex-rs/core/src/session/turn.rs; openai/codex#37937).
+// 8, then it overrides the hook and ends the turn with a warning (release notes 2.1.147;
+// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP changes it; anthropics/claude-code#85547). Codex: no cap, its turn loop continues
+// after every block (codex-rs/core/src/session/turn.rs; openai/codex#37937).
 inline constexpr int kHostStopBlockCap = 8;
 
 // When the engine raises an event; all documented in docs/campaigns.md.
 struct CampaignThresholds {
-  int stagnation_evaluations = 3;        // evaluations without a real improvement
-  double stagnation_minutes = 60.0;      // ... or this long since the last improvement
-  double min_improvement = 0.01;         // relative geomean gain that counts, at least (beyond the CI anyway)
-  double suspicious_win_ratio = 1.5;     // jump over the best so far that is questioned: the geomean's or a scenario's
+  int stagnation_evaluations = 3;     // evaluations without a real improvement
+  double stagnation_minutes = 60.0;   // ... or this long since the last improvement
+  double min_improvement = 0.01;      // relative geomean gain that counts, at least (beyond the CI anyway)
+  double suspicious_win_ratio = 1.5;  // jump over the best so far that is questioned: the geomean's or a scenario's
   // Stop-hook blocks per agent session before it lets the agent stop. At most kHostStopBlockCap: a host that ends the
   // turn on its own first would make the log say "blocked" for a stop that happened, with no budget record.
   int hook_block_budget = 8;
 };
 
 struct CampaignConfig {
-  std::string plugin;                    // plugin id
-  std::string set;                       // scenario set
-  std::vector<std::string> scenarios;    // optional subset (ids of the set, or key=value names)
+  std::string plugin;                  // plugin id
+  std::string set;                     // scenario set
+  std::vector<std::string> scenarios;  // optional subset (ids of the set, or key=value names)
   std::string candidate = "candidate.cu";
-  std::string arch;                      // target arch (e.g. sm_90a): selects architecture packs
-  std::string goal;                      // goal expression (docs/goals.md)
-  nlohmann::json constraints;            // null: the plugin's; else an override object (as `--constraints`)
-  std::vector<std::string> packs;        // question pack ids
+  std::string arch;                // target arch (e.g. sm_90a): selects architecture packs
+  std::string goal;                // goal expression (docs/goals.md)
+  nlohmann::json constraints;      // null: the plugin's; else an override object (as `--constraints`)
+  std::vector<std::string> packs;  // question pack ids
   // Absolute folders its plugin is loaded from besides kseek's own (`init --plugin-dir`), and absolute files of the
   // installed packs it took: every later command in the campaign (eval, hooks, MCP, run) loads them too.
   std::vector<std::string> plugin_dirs;
   std::vector<std::string> pack_files;
-  bool questions = true;                 // false: a control campaign (same goal and gate, no questions)
-  std::string peer;                      // another implementation exists (enables that pack); empty: none
+  bool questions = true;  // false: a control campaign (same goal and gate, no questions)
+  std::string peer;       // another implementation exists (enables that pack); empty: none
   CampaignThresholds thresholds;
-  nlohmann::json eval;                   // evaluation settings: {min_rounds, max_rounds, time_budget, target_ci}
+  nlohmann::json eval;  // evaluation settings: {min_rounds, max_rounds, time_budget, target_ci}
   std::string created_at;
 };
 
@@ -80,12 +80,12 @@ struct LoggedScenario {
 
 // One evaluation as the log keeps it (small: enough for status, events, gate and reports).
 struct EvaluationSummary {
-  int number = 0;                        // 1-based, in log order
+  int number = 0;  // 1-based, in log order
   std::string time;
   std::string candidate_sha256;
-  std::string record_file;               // relative to .kseek/
+  std::string record_file;  // relative to .kseek/
   std::string record_sha256;
-  std::string status;                    // record status: COMPLETE, BUILD_FAILED, NEEDS_GPU
+  std::string status;  // record status: COMPLETE, BUILD_FAILED, NEEDS_GPU
   bool all_passed = false;
   std::optional<double> geomean, geomean_low, geomean_high;
   std::vector<LoggedScenario> scenarios;  // the line's [{id, status, ratio, ci_low, ci_high}]
@@ -177,7 +177,7 @@ class Campaign {
   Campaign(std::filesystem::path dir, CampaignConfig config) : dir_(std::move(dir)), config_(std::move(config)) {}
   std::filesystem::path dir_;
   CampaignConfig config_;
-  std::string id_;                 // from the init record; empty for campaigns made before signatures
+  std::string id_;                  // from the init record; empty for campaigns made before signatures
   std::optional<CampaignKey> key_;  // the signing key and where it was found, when this machine holds it
   std::string signature_problem_;
 };
@@ -190,6 +190,5 @@ Result<void> append_signed_record(const std::filesystem::path& dir, std::string_
 // signed (any, for a campaign made before signatures). Nothing when the log, its key or such a record is missing.
 // For deciding what an edited or damaged campaign.json must not change (the stop hook's block budget).
 std::optional<CampaignConfig> last_accepted_config(const std::filesystem::path& dir);
-
 
 }  // namespace kseek

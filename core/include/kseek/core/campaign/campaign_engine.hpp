@@ -18,13 +18,13 @@
 namespace kseek {
 
 // Event names (docs/campaigns.md); each is also a question trigger.
-inline constexpr std::string_view kCampaignEvents[] = {"start",          "stagnation",        "suspicious-win",
-                                                       "correctness-regression", "limit-claim", "completion-claim"};
+inline constexpr std::string_view kCampaignEvents[] = {
+    "start", "stagnation", "suspicious-win", "correctness-regression", "limit-claim", "completion-claim"};
 
 struct CampaignEvent {
   std::string name;
-  std::string detail;   // why, in one sentence with the numbers
-  int evaluation = 0;   // the evaluation that raised it (0: none)
+  std::string detail;  // why, in one sentence with the numbers
+  int evaluation = 0;  // the evaluation that raised it (0: none)
 };
 
 // A real improvement over the best so far (`best`, its interval's upper end `best_high`): fully passing, timed,
@@ -58,10 +58,10 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
 
 struct GateResult {
   bool holds = false;
-  std::vector<GoalTerm> terms;          // each term of the goal with its value
-  std::string candidate_sha256;         // of the candidate as it is now
-  int evaluation = 0;                   // the evaluation used as evidence (0: none)
-  std::string evidence_problem;         // why there is no valid evidence, when there is none
+  std::vector<GoalTerm> terms;   // each term of the goal with its value
+  std::string candidate_sha256;  // of the candidate as it is now
+  int evaluation = 0;            // the evaluation used as evidence (0: none)
+  std::string evidence_problem;  // why there is no valid evidence, when there is none
   std::vector<std::string> unmet() const;
 };
 

@@ -1,5 +1,6 @@
 // Reads a limit or completion claim out of a coding agent's last message, for the stop hook (docs/campaigns.md).
-// It must never read a claim into a message that only reports progress, plans, asks or quotes; when unsure it answers none.
+// It must never read a claim into a message that only reports progress, plans, asks or quotes; when unsure it answers
+// none.
 #pragma once
 
 #include <string>

@@ -25,14 +25,14 @@ struct GoalNode {
   enum class Kind { kNumber, kString, kBool, kIdentifier, kCall, kNot, kAnd, kOr, kCompare, kProduct };
   Kind kind = Kind::kBool;
   GoalType type = GoalType::kBool;
-  double number = 0;                   // kNumber
-  bool boolean = false;                // kBool
-  std::string name;                    // kString: the decoded text; kIdentifier, kCall: the name
+  double number = 0;                          // kNumber
+  bool boolean = false;                       // kBool
+  std::string name;                           // kString: the decoded text; kIdentifier, kCall: the name
   GoalCompare compare = GoalCompare::kEqual;  // kCompare
   std::vector<GoalArithmetic> arithmetic;     // kProduct: the operator before operands[i + 1], left to right
-  std::vector<std::size_t> operands;   // indices into GoalExpression::nodes; kAnd, kOr, kProduct have two or more
-  std::size_t begin = 0;               // byte span in the source, parentheses included when the node was
-  std::size_t end = 0;                 // written inside them
+  std::vector<std::size_t> operands;  // indices into GoalExpression::nodes; kAnd, kOr, kProduct have two or more
+  std::size_t begin = 0;              // byte span in the source, parentheses included when the node was
+  std::size_t end = 0;                // written inside them
 };
 
 // A parsed, type-checked goal. Build it only with parse_goal.
@@ -57,7 +57,7 @@ std::string goal_caret_excerpt(std::string_view text, std::size_t offset);
 
 // One operand of the goal's top-level `and` (the whole goal when it has none).
 struct GoalTerm {
-  std::string source;       // the exact text of the term in the goal, parentheses included
+  std::string source;  // the exact text of the term in the goal, parentheses included
   bool holds = false;
   std::string explanation;  // the record's values behind the verdict, or what the record lacks to decide it
 };

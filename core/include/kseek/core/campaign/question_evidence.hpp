@@ -18,18 +18,18 @@ struct QuestionOutcomes {
   std::string pack;
   std::string text;
   int asked = 0;
-  int improvement = 0;   // a timed, fully passing evaluation beat the best so far within the next K evaluations
-  int regression = 0;    // correctness broke within the next K evaluations, before any improvement
-  int nothing = 0;       // K evaluations followed and neither happened
-  int pending = 0;       // fewer than K evaluations followed, none improved yet
+  int improvement = 0;  // a timed, fully passing evaluation beat the best so far within the next K evaluations
+  int regression = 0;   // correctness broke within the next K evaluations, before any improvement
+  int nothing = 0;      // K evaluations followed and neither happened
+  int pending = 0;      // fewer than K evaluations followed, none improved yet
   std::vector<std::string> campaigns_improved;  // distinct campaigns where an improvement followed
   bool eligible_for_trace = false;              // the promotion rule (docs/question-packs.md)
 };
 
 struct CampaignLog {
-  std::string name;                 // the campaign's folder, for reporting
+  std::string name;  // the campaign's folder, for reporting
   std::vector<LogRecord> records;
-  double min_improvement = 0.01;    // the campaign's threshold (what counts as an improvement)
+  double min_improvement = 0.01;  // the campaign's threshold (what counts as an improvement)
 };
 
 // Outcomes per question id over all logs, the K evaluations after each ask deciding it.

@@ -22,11 +22,11 @@ namespace kseek {
 Result<std::vector<std::string>> split_agent_command(std::string_view line);
 
 struct AgentLaunch {
-  std::vector<std::string> argv;          // argv[0] is looked up on PATH (of `environment`) when it has no '/'
-  std::vector<std::string> environment;   // "KEY=VALUE" entries: the whole environment of the agent
+  std::vector<std::string> argv;         // argv[0] is looked up on PATH (of `environment`) when it has no '/'
+  std::vector<std::string> environment;  // "KEY=VALUE" entries: the whole environment of the agent
   std::filesystem::path working_directory;
-  std::filesystem::path stdin_file;       // empty: /dev/null
-  std::filesystem::path output_file;      // stdout and stderr, appended
+  std::filesystem::path stdin_file;   // empty: /dev/null
+  std::filesystem::path output_file;  // stdout and stderr, appended
 };
 
 // Why a session ended: the agent exited (code or signal), or it was stopped for a deadline or a stop request.

@@ -12,8 +12,8 @@
 namespace kseek {
 
 struct BinaryName {
-  std::string name;    // as stored (mangled where C++)
-  std::string where;   // "cubin symbol", "cubin undefined symbol", "cubin inlined function", "ptx ..."
+  std::string name;   // as stored (mangled where C++)
+  std::string where;  // "cubin symbol", "cubin undefined symbol", "cubin inlined function", "ptx ..."
 };
 
 Result<std::vector<BinaryName>> cubin_names(std::string_view cubin);

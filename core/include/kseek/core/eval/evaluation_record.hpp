@@ -203,7 +203,7 @@ struct RecordEnvironment {
   std::optional<std::int64_t> driver_version;
   std::optional<std::string> compute_capability;
   std::optional<double> copy_bandwidth_bytes_per_second;
-  std::optional<nlohmann::json> gpus;  // with --gpus: every probe, as the worker wrote it
+  std::optional<nlohmann::json> gpus;                    // with --gpus: every probe, as the worker wrote it
   nlohmann::json unmodelled = nlohmann::json::object();  // the rest of the probe: memory, clocks, peaks...
 };
 

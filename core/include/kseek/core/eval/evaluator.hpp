@@ -14,10 +14,10 @@
 
 #include "kseek/core/build/build_service.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
-#include "kseek/core/worker/gpu_description.hpp"
-#include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/eval/timing_statistics.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
+#include "kseek/core/worker/gpu_description.hpp"
+#include "kseek/core/worker/scenario_job.hpp"
 
 namespace kseek {
 
@@ -28,12 +28,12 @@ struct ShardSpec {
 };
 
 struct EvaluationSettings {
-  int device = 0;                            // the GPU when `devices` is empty and `all_devices` false
+  int device = 0;  // the GPU when `devices` is empty and `all_devices` false
   bool measure_time = true;
   SamplingPolicy sampling;
-  double scenario_timeout_seconds = 120.0;   // watchdog per scenario, on top of the sampling budget
-  std::uint64_t input_seed = 0;              // 0: drawn from the clock (and recorded)
-  std::filesystem::path worker_executable;   // empty: this executable
+  double scenario_timeout_seconds = 120.0;  // watchdog per scenario, on top of the sampling budget
+  std::uint64_t input_seed = 0;             // 0: drawn from the clock (and recorded)
+  std::filesystem::path worker_executable;  // empty: this executable
   // Non-empty: build and run every scenario for this arch instead of the one it requires (a plugin offering a
   // portable seed for it), to validate scenarios, references and correctness on a GPU of another generation.
   // Timings are then recorded as not representative of the scenario's target.
@@ -49,10 +49,10 @@ struct EvaluationSettings {
 struct EvaluationInput {
   const LoadedPlugin* plugin = nullptr;
   SourceFile candidate;
-  std::string candidate_path;                // for the record
+  std::string candidate_path;  // for the record
   std::vector<Scenario> scenarios;
   Constraints constraints;
-  std::string set_name;                      // for a shard's record: merged shards must come from one selection
+  std::string set_name;  // for a shard's record: merged shards must come from one selection
 };
 
 // Progress lines for people while an evaluation runs (one per scenario); may be empty.
@@ -109,18 +109,18 @@ UsableGpus usable_gpus(const std::vector<nlohmann::json>& probes);
 // One scenario ready for a worker; the GPU that takes it fills in the job's device and peaks.
 struct PreparedScenario {
   ScenarioJob job;
-  std::string arch;                          // what the binaries were built for
+  std::string arch;  // what the binaries were built for
   double estimated_seconds = 0;
 };
 
 struct SchedulerOptions {
-  std::filesystem::path executable;          // `kseek` (or a stand-in worker in tests)
-  std::filesystem::path work_folder;         // job and result files
-  double scenario_timeout_seconds = 120.0;   // the watchdog: this + the time budget + the references' share
+  std::filesystem::path executable;         // `kseek` (or a stand-in worker in tests)
+  std::filesystem::path work_folder;        // job and result files
+  double scenario_timeout_seconds = 120.0;  // the watchdog: this + the time budget + the references' share
   double time_budget_seconds = 10.0;
-  bool functional_arch = false;              // timings are marked not representative
-  bool largest_first = false;                // queue order: by estimated cost (several GPUs) or as given (one)
-  bool record_gpu = false;                   // each result says which GPU ran it ("gpu": {ordinal, uuid})
+  bool functional_arch = false;  // timings are marked not representative
+  bool largest_first = false;    // queue order: by estimated cost (several GPUs) or as given (one)
+  bool record_gpu = false;       // each result says which GPU ran it ("gpu": {ordinal, uuid})
 };
 
 // Runs every scenario in its own worker on one of `gpus` (one thread per GPU, one worker per GPU at a time). A
@@ -142,7 +142,7 @@ RecordSummary summarize(const std::vector<ScenarioOutcome>& scenarios, const Geo
 // ---- shards -------------------------------------------------------------------------------------------------------
 
 struct RecordFile {
-  std::string file;                          // for error messages
+  std::string file;  // for error messages
   nlohmann::json record;
 };
 
@@ -152,6 +152,5 @@ struct RecordFile {
 // summary recomputed (with the records' own geomean clamp), "merged_from", and status BUILD_FAILED / NEEDS_GPU when
 // any shard has it (the message names the files).
 Result<nlohmann::json> merge_shard_records(const std::vector<RecordFile>& shards);
-
 
 }  // namespace kseek

@@ -48,7 +48,7 @@ struct RatioEstimate {
   double relative_half_width = 0.0;
   double seed_median_seconds = 0.0;
   double candidate_median_seconds = 0.0;
-  double ratio_of_medians = 1.0;  // seed_median / candidate_median, a cross-check, not the estimate
+  double ratio_of_medians = 1.0;            // seed_median / candidate_median, a cross-check, not the estimate
   std::vector<std::size_t> outlier_rounds;  // reported, never removed: the median is already robust to them
 };
 
@@ -77,9 +77,9 @@ Result<RatioInterval> bootstrap_ratio_interval(std::span<const double> seed_seco
 // ---------------------------------------------------------------------------------------------------------------
 // Adaptive sampling, as a pure decision over the timed rounds measured so far.
 //
-// Warm-up rounds are never passed in here, on purpose (attack T3, docs/trust.md). If warm-up sized the sample, a candidate
-// could spin during warm-up to look noisy and buy rounds it can exploit, or look perfectly steady to get a tiny
-// sample in which a single lucky round sets the median; it could also tell warm-up from timing by that difference.
+// Warm-up rounds are never passed in here, on purpose (attack T3, docs/trust.md). If warm-up sized the sample, a
+// candidate could spin during warm-up to look noisy and buy rounds it can exploit, or look perfectly steady to get a
+// tiny sample in which a single lucky round sets the median; it could also tell warm-up from timing by that difference.
 // With a fixed minimum and a decision driven only by timed rounds (whose outputs are verified), the only way to
 // influence the sample size is to be measured.
 // ---------------------------------------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ struct SamplingPolicy {
   // 20 is the smallest fixed n whose 95% interval, [r_(6), r_(15)], leaves five rounds outside each bound, so a few
   // disturbed rounds cannot make a short sample look converged.
   std::size_t min_rounds = 20;
-  std::size_t max_rounds = 1000;     // hard cap: very short kernels stop here rather than chase +-1% forever
+  std::size_t max_rounds = 1000;      // hard cap: very short kernels stop here rather than chase +-1% forever
   double time_budget_seconds = 10.0;  // per scenario, wall time of the timed rounds including L2 flushes
 };
 
@@ -103,7 +103,7 @@ std::string_view to_string(SamplingAction action);
 
 struct SamplingDecision {
   SamplingAction action = SamplingAction::kContinue;
-  std::string reason;              // one line for logs and records
+  std::string reason;               // one line for logs and records
   bool reached_min_rounds = false;  // false on a budget stop before min_rounds: the evaluator should not trust it
 };
 

@@ -15,9 +15,9 @@
 namespace kseek {
 
 struct ConformanceCheck {
-  std::string name;      // stable, e.g. "names-read-back"
-  std::string status;    // PASSED, FAILED or SKIPPED
-  std::string summary;   // one line: what was checked, or why it was skipped
+  std::string name;                   // stable, e.g. "names-read-back"
+  std::string status;                 // PASSED, FAILED or SKIPPED
+  std::string summary;                // one line: what was checked, or why it was skipped
   std::vector<std::string> problems;  // one line each, naming the set, scenario, arch or file
 };
 

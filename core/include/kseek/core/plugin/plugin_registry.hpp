@@ -23,7 +23,8 @@ struct LoadedPlugin {
   std::string version;
   std::string sdk_version;
   std::string build_fingerprint;
-  Plugin* plugin = nullptr;  // owned by the registry for the process lifetime; set on every entry the registry hands out
+  Plugin* plugin =
+      nullptr;  // owned by the registry for the process lifetime; set on every entry the registry hands out
 };
 
 // A library that was found but could not be used, with a one-line reason naming the file.

@@ -35,7 +35,8 @@ inline constexpr std::size_t kMaxQuestionCharacters = 200;
 //   question.too-long         text is at most kMaxQuestionCharacters characters (UTF-8 code points)
 //   question.contains-recipe  text must not carry its answer: see kRecipePhrases in question_lint.cpp
 //   item.no-trigger           (warning) an item with no trigger is never asked
-std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::string_view text, std::string_view file_name);
+std::vector<LintFinding> lint_question_pack(const QuestionPack& pack, std::string_view text,
+                                            std::string_view file_name);
 
 bool has_lint_errors(const std::vector<LintFinding>& findings);
 

@@ -16,10 +16,10 @@ namespace kseek {
 inline constexpr std::string_view kQuestionPackFormat = "kseek.questions/1";
 
 // The documented value sets; a pack using anything else is rejected by the parser.
-inline constexpr std::string_view kQuestionTriggers[] = {"start",           "stagnation",     "limit-claim",
-                                                         "completion-claim", "suspicious-win", "correctness-regression"};
-inline constexpr std::string_view kQuestionIntents[] = {"measure",   "change-layer", "challenge-limit",
-                                                        "scope",     "verify-win",   "correctness"};
+inline constexpr std::string_view kQuestionTriggers[] = {
+    "start", "stagnation", "limit-claim", "completion-claim", "suspicious-win", "correctness-regression"};
+inline constexpr std::string_view kQuestionIntents[] = {"measure", "change-layer", "challenge-limit",
+                                                        "scope",   "verify-win",   "correctness"};
 inline constexpr std::string_view kQuestionProvenances[] = {"trace", "unverified"};
 
 // One item. Required: id, text, triggers, intent, requires_other_implementation, provenance. Optional: notes.
@@ -49,12 +49,12 @@ struct QuestionPack {
 // at the offending item's "id" (or the pack's line when the item has none).
 Result<QuestionPack> parse_question_pack(std::string_view text, std::string_view file_name);
 
-
 // True for what a pack's architecture may be: `sm_` then two or three digits, then at most one letter (sm_90,
 // sm_90a, sm_100a). Anything else ("hopper") would match no campaign's arch, and the pack would never be asked.
 bool is_pack_architecture(std::string_view architecture);
 
 // Byte offset of the `occurrence`-th (0-based) `"id": "<item_id>"` in `text`, if any.
-std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id, std::size_t occurrence = 0);
+std::optional<std::size_t> find_item_id_offset(std::string_view text, std::string_view item_id,
+                                               std::size_t occurrence = 0);
 
 }  // namespace kseek

@@ -11,16 +11,19 @@
 
 namespace kseek::gpu {
 
-#define KSEEK_DRIVER_FUNCTIONS(X)                                                                          \
-  X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName)                    \
-  X(cuDeviceGetAttribute) X(cuDeviceGetUuid) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)               \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData)                  \
-  X(cuModuleGetFunction) X(cuModuleUnload) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)   \
-  X(cuLaunchKernelEx) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)          \
-  X(cuMemsetD8Async) X(cuMemcpyDtoDAsync) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) \
-  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)         \
-  X(cuGetErrorName) X(cuGetErrorString) X(cuTensorMapEncodeTiled) X(cuCtxSetLimit)  \
+// One X per driver entry point, kept one line per group by hand (clang-format would stair-step the continuation).
+// clang-format off
+#define KSEEK_DRIVER_FUNCTIONS(X)                                                                                \
+  X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName)                          \
+  X(cuDeviceGetAttribute) X(cuDeviceGetUuid) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                     \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData)                        \
+  X(cuModuleGetFunction) X(cuModuleUnload) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
+  X(cuLaunchKernelEx) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                \
+  X(cuMemsetD8Async) X(cuMemcpyDtoDAsync) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy)                   \
+  X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
+  X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString) X(cuTensorMapEncodeTiled) X(cuCtxSetLimit)         \
   X(cuCtxResetPersistingL2Cache)
+// clang-format on
 
 struct DriverApi {
 #define KSEEK_DRIVER_MEMBER(name) decltype(&name) name##_fn = nullptr;

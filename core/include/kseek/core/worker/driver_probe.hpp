@@ -11,10 +11,10 @@
 namespace kseek {
 
 struct DriverStatus {
-  bool loaded = false;            // libcuda.so.1 was found and cuInit succeeded
-  int driver_version = 0;         // e.g. 13000
+  bool loaded = false;               // libcuda.so.1 was found and cuInit succeeded
+  int driver_version = 0;            // e.g. 13000
   std::vector<GpuDescription> gpus;  // ordinal, name, compute capability and memory: what needs no context
-  std::string problem;            // why no GPU can be used, for people; empty when one can
+  std::string problem;               // why no GPU can be used, for people; empty when one can
 };
 
 // Probes the driver in this process. Only the GPU worker and diagnostic commands call this.

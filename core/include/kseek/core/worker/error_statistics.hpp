@@ -11,7 +11,7 @@ struct ErrorStatistics {
   double mean_error = 0;        // mean of the same
   std::uint64_t nonfinite = 0;  // elements of a that are NaN, or infinite where b is not the same infinity
   std::uint64_t count = 0;
-  double max_abs_b = 0;         // max |b| over finite b: the output's magnitude, for rounding quanta
+  double max_abs_b = 0;  // max |b| over finite b: the output's magnitude, for rounding quanta
 };
 
 }  // namespace kseek

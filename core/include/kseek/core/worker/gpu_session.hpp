@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "kseek/core/worker/error_statistics.hpp"
-#include "kseek/core/worker/plan_validation.hpp"
 #include "kseek/core/worker/driver_api.hpp"
+#include "kseek/core/worker/error_statistics.hpp"
 #include "kseek/core/worker/gpu_description.hpp"
+#include "kseek/core/worker/plan_validation.hpp"
 #include "kseek/sdk/workload.hpp"
 
 namespace kseek::gpu {
@@ -92,7 +92,7 @@ class GpuSession final : public DeviceHost {
   std::map<CUdeviceptr, std::uint64_t> allocations_;
   std::vector<DeviceBuffer> scratch_;
   DeviceBuffer flush_buffer_;
-  DeviceBuffer counter_;  // 64 bytes of device scratch for the harness kernels' results
+  DeviceBuffer counter_;     // 64 bytes of device scratch for the harness kernels' results
   DeviceBuffer block_sums_;  // one double per harness block: kseek_compare's error sums, summed in order on the host
 };
 

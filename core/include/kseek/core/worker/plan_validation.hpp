@@ -39,31 +39,31 @@ struct DeviceLimits {
 // What the driver reports for one kernel of the candidate's module (cuFuncGetAttribute).
 struct KernelAttributes {
   bool exists = false;
-  unsigned max_threads_per_block = 0;      // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: registers considered
-  unsigned static_smem_bytes = 0;          // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
-  unsigned registers_per_thread = 0;       // CU_FUNC_ATTRIBUTE_NUM_REGS
-  unsigned max_dynamic_smem_bytes = 0;     // what it may opt into: limits.max_smem_per_block_optin - static
-  unsigned dynamic_smem_limit_now = 0;     // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES before any raise
-  PlanDim3 required_cluster{0, 0, 0};      // __cluster_dims__ compiled in; {0,0,0} when none
+  unsigned max_threads_per_block = 0;   // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: registers considered
+  unsigned static_smem_bytes = 0;       // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+  unsigned registers_per_thread = 0;    // CU_FUNC_ATTRIBUTE_NUM_REGS
+  unsigned max_dynamic_smem_bytes = 0;  // what it may opt into: limits.max_smem_per_block_optin - static
+  unsigned dynamic_smem_limit_now = 0;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES before any raise
+  PlanDim3 required_cluster{0, 0, 0};   // __cluster_dims__ compiled in; {0,0,0} when none
   bool allows_non_portable_cluster = false;
 };
 
 // One tensor the plugin lets a candidate map with TMA, as the harness will encode it.
 struct TensorDescription {
   unsigned id = 0;
-  std::string name;                        // for messages, e.g. "k"
-  unsigned rank = 0;                       // 1..5
-  std::array<std::uint64_t, 5> dims{};     // innermost first
+  std::string name;                     // for messages, e.g. "k"
+  unsigned rank = 0;                    // 1..5
+  std::array<std::uint64_t, 5> dims{};  // innermost first
   unsigned element_bytes = 0;
-  bool exists = false;                     // false when this problem has no such tensor (e.g. no sinks)
+  bool exists = false;  // false when this problem has no such tensor (e.g. no sinks)
 };
 
 struct ValidatedLaunch {
   std::string kernel;
   PlanDim3 grid{1, 1, 1};
   PlanDim3 block{1, 1, 1};
-  PlanDim3 cluster{1, 1, 1};     // the cluster the blocks run in: {1,1,1} when none, the compiled one if any
-  bool set_cluster_dims = false; // true only when the launch must pass the cluster dimension attribute
+  PlanDim3 cluster{1, 1, 1};      // the cluster the blocks run in: {1,1,1} when none, the compiled one if any
+  bool set_cluster_dims = false;  // true only when the launch must pass the cluster dimension attribute
   unsigned dynamic_smem_bytes = 0;
 };
 

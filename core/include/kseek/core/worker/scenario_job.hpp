@@ -23,23 +23,23 @@ inline constexpr double kTimedReferenceCheckProbability = 0.125;
 inline constexpr std::size_t kMinTimedReferenceChecks = 4;
 
 struct ScenarioJob {
-  std::string plugin_path;                 // the worker loads the plugin itself
+  std::string plugin_path;  // the worker loads the plugin itself
   std::string plugin_id;
   Scenario scenario;
-  std::string candidate_cubin;             // paths of cubins built by the parent
+  std::string candidate_cubin;  // paths of cubins built by the parent
   std::string seed_cubin;
   std::string plugin_library_cubin;
   std::string harness_cubin;
-  std::uint64_t input_seed = 0;            // recorded: the scenario's inputs are reproducible from it
+  std::uint64_t input_seed = 0;  // recorded: the scenario's inputs are reproducible from it
   int device = 0;
   bool measure_time = true;
-  int warmup_launches = 3;                 // per side, never counted and never used to size the sample (T3)
+  int warmup_launches = 3;  // per side, never counted and never used to size the sample (T3)
   SamplingPolicy sampling;
-  double peak_flops = 0;                   // the device's dense bf16 rate (for % of peak)
-  double floor_flops = 0;                  // its fastest rate (fp8, sparsity): the physics floor's, so no honest
-                                           // kernel in any precision is flagged; 0 = peak_flops
-  double peak_bytes_per_second = 0;        // for % of peak and the physics floor
-  std::string peak_source;                 // "measured" or "declared"
+  double peak_flops = 0;             // the device's dense bf16 rate (for % of peak)
+  double floor_flops = 0;            // its fastest rate (fp8, sparsity): the physics floor's, so no honest
+                                     // kernel in any precision is flagged; 0 = peak_flops
+  double peak_bytes_per_second = 0;  // for % of peak and the physics floor
+  std::string peak_source;           // "measured" or "declared"
   std::uint64_t max_workspace_bytes = 8ull << 30;
 };
 

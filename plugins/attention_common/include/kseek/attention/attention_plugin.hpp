@@ -12,12 +12,12 @@
 namespace kseek::attention {
 
 struct AttentionPluginSpec {
-  const AttentionFamily& family;       // outlives the plugin (a static of the family's plugin library)
-  std::string id;                      // "attention.<family>"
+  const AttentionFamily& family;  // outlives the plugin (a static of the family's plugin library)
+  std::string id;                 // "attention.<family>"
   std::string description;
   std::string version;
-  std::string target_arch;             // NVRTC arch of the seed and of every scenario, e.g. "sm_90a"
-  std::vector<SourceFile> embedded;    // seeds ("seed/<arch>.cu"), headers ("kseek/..."), packs ("packs/...json")
+  std::string target_arch;           // NVRTC arch of the seed and of every scenario, e.g. "sm_90a"
+  std::vector<SourceFile> embedded;  // seeds ("seed/<arch>.cu"), headers ("kseek/..."), packs ("packs/...json")
 };
 
 class AttentionPlugin : public Plugin {

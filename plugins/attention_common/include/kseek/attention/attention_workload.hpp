@@ -57,12 +57,12 @@ inline constexpr std::string_view kAbsentSuffix = " (absent)";
 // prefix_lm (a backend's mask_mod) is the problem's span list (v2): image_spans() of every sequence's k_len, in the
 // `spans` tensor; the mask is causal outside the spans.
 struct AttentionWorkload {
-  AttentionConfig config;        // as named: cascade_prefix kept
-  std::vector<SeqLens> seqs;     // of the evaluated call: k includes the cascade prefix
-  std::int64_t shared_pages = 0; // cascade: leading block-table entries every sequence shares
-  std::int64_t needed_pages = 0; // distinct cache pages the sequences use (paged)
-  std::int64_t spare_pages = 0;  // further pages no sequence uses, filled like the others (paged)
-  AttentionProblem problem{};    // every size, stride and flag set; pointers null
+  AttentionConfig config;         // as named: cascade_prefix kept
+  std::vector<SeqLens> seqs;      // of the evaluated call: k includes the cascade prefix
+  std::int64_t shared_pages = 0;  // cascade: leading block-table entries every sequence shares
+  std::int64_t needed_pages = 0;  // distinct cache pages the sequences use (paged)
+  std::int64_t spare_pages = 0;   // further pages no sequence uses, filled like the others (paged)
+  AttentionProblem problem{};     // every size, stride and flag set; pointers null
 };
 
 // The softmax scale of a scenario: 1/sqrt(d), except MLA-absorbed decode (qv=1, d=64), whose logits belong to the

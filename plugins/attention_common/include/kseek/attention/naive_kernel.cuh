@@ -134,7 +134,10 @@ __device__ inline Row locate_row(const AttentionProblem& p, int token, int h) {
   int lo = 0, hi = p.batch;  // find the last b with cu_seqlens_q[b] <= token
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
-    if (p.cu_seqlens_q[mid] <= token) lo = mid; else hi = mid;
+    if (p.cu_seqlens_q[mid] <= token)
+      lo = mid;
+    else
+      hi = mid;
   }
   Row r;
   r.b = lo;

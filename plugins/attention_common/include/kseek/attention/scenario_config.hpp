@@ -31,7 +31,8 @@ namespace kseek::attention {
 //                   of the causal window, so every mask has exactly one name.
 //   softcap         tanh soft-capping of the scaled logits, 0 = off
 //   sinks           0|1  one learnable logit per query head in the softmax denominator (GPT-OSS)
-//   prefix_lm       NxW  multimodal PrefixLM (a backend's mask_mod): N bidirectional spans of W tokens per sequence, the
+//   prefix_lm       NxW  multimodal PrefixLM (a backend's mask_mod): N bidirectional spans of W tokens per sequence,
+//   the
 //                   rest causal; see image_spans() for where the spans sit. Requires causal=1.
 //   page*           KV cache page size in tokens: 0 = non-paged (fresh K/V by cu_seqlens_k), else 16, 32, ..., 256
 //   splits          0 = heuristic, 1 = forced single split (batch-invariant), N >= 2 = at most N splits (<= 256)
@@ -135,8 +136,9 @@ struct AttentionConfig {
 };
 
 // ---- names ----------------------------------------------------------------------------------------------------------
-// Parses a complete name and checks the architecture-independent rules (validate(config); a family's own rules are not applied). Errors name the key
-// and what is allowed, e.g. "unknown key 'hd' (known: hq, hkv, ...)", "hq=30 is not a multiple of hkv=8".
+// Parses a complete name and checks the architecture-independent rules (validate(config); a family's own rules are not
+// applied). Errors name the key and what is allowed, e.g. "unknown key 'hd' (known: hq, hkv, ...)", "hq=30 is not a
+// multiple of hkv=8".
 Result<AttentionConfig> parse_scenario_name(std::string_view name);
 std::string format_scenario_name(const AttentionConfig& config);
 

@@ -25,7 +25,7 @@ struct GemmBiasGeluProblem {
   int m;
   int n;
   int k;
-  int reserved;      // 0: explicit padding (problems are compared byte for byte)
+  int reserved;  // 0: explicit padding (problems are compared byte for byte)
 };
 
 }  // namespace ops
