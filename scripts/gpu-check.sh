@@ -104,6 +104,13 @@ for job in "${jobs[@]}"; do
       # of a kernel experiment) as the candidate, all with one input seed, so `kseek compare` of any two records
       # compares the kernels. Records: fa3-ab.json for one file, fa3-ab-<file name>.json for several.
       read -r -a ab_files <<< "${KSEEK_AB_FILE:?KSEEK_AB_FILE names the candidate(s)}"
+      # Every arm's cold build and the seed's at once, before any evaluation: one build keeps one core busy for ~45 s
+      # on the H200 machine, five together took 46-53 s in all (2026-12-02); the evaluations then hit the cache.
+      step "fa3-ab: building ${#ab_files[@]} arm(s) and the seed in parallel"
+      for f in "${ab_files[@]}" plugins/attention_common/seeds/fa2_class_seed.cu; do
+        $kseek build "$f" --plugin attention.fa3 > /dev/null 2>&1 &
+      done
+      wait
       for f in "${ab_files[@]}"; do
         name=fa3-ab; (( ${#ab_files[@]} > 1 )) && name="fa3-ab-$(basename "$f" .cu)"
         evaluate "$name" --plugin attention.fa3 "$f" --set case-study --input-seed "${KSEEK_AB_INPUT_SEED:-20261202}" \
