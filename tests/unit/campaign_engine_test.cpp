@@ -435,5 +435,34 @@ TEST(CampaignStore, ConfigParserNamesTheKeyThatIsWrong) {
   EXPECT_NE(broken.error().message.find("campaign.json:2:"), std::string::npos) << broken.error().message;
 }
 
+// The `kseek status --json` document (and the MCP status tool's) is CampaignStatus's to_json: these keys, no more.
+TEST(CampaignStatusDocument, ItsKeysAreTheTypesFieldsAndItsValuesComeFromTheLog) {
+  CampaignFixture f(testing::synthetic_config());
+  f.evaluate(passing(1.00), 1.00);
+  f.evaluate(passing(1.05), 1.05);
+  Campaign c = f.open();
+  const kseek::CampaignStatus status = campaign_status(c, *c.read_log());
+  EXPECT_EQ(status.evaluations, 2);
+  ASSERT_TRUE(status.latest.has_value());
+  EXPECT_EQ(status.latest->evaluation, 2);
+  ASSERT_TRUE(status.latest->geomean.has_value());
+  EXPECT_DOUBLE_EQ(*status.latest->geomean, 1.05);
+  ASSERT_EQ(status.trend.size(), 2u);
+  EXPECT_EQ(status.record_counts.at("evaluation"), 2);
+
+  const nlohmann::json document = to_json(status);
+  std::set<std::string> keys;
+  for (const auto& [key, value] : document.items()) keys.insert(key);
+  const std::set<std::string> expected = {
+      "campaign",    "plugin",      "set",           "goal",          "questions",
+      "evaluations", "best",        "latest",        "trend",         "timed_evaluations_since_best",
+      "gate",        "open_events", "record_counts", "damaged_lines", "signatures"};
+  EXPECT_EQ(keys, expected);
+  EXPECT_EQ(document["latest"]["geomean"], 1.05);
+  EXPECT_EQ(document["trend"][0]["evaluation"], 1);
+  EXPECT_EQ(document["gate"]["unmet"].size(), status.gate.unmet.size());
+  EXPECT_EQ(document["signatures"]["verified"], status.signatures.verified);
+}
+
 }  // namespace
 }  // namespace kseek

@@ -143,7 +143,7 @@ TEST_F(CampaignKey, KeptInTheCampaignVerifiesWithoutAnyPerUserKey) {
     EXPECT_TRUE(log->damaged.empty()) << each.name << ": a record kseek signed was set aside";
     const GateResult gate = compute_gate(*c, *log);
     EXPECT_TRUE(gate.holds) << each.name << ": " << gate.evidence_problem;
-    const json status = campaign_status(*c, *log);
+    const json status = to_json(campaign_status(*c, *log));
     EXPECT_EQ(status["signatures"]["verified"], true) << each.name;
     EXPECT_EQ(status["signatures"]["key"], "in-campaign") << each.name;
     EXPECT_EQ(status["signatures"]["note"], std::string(kKeyInCampaignNote)) << each.name;
@@ -203,7 +203,7 @@ TEST_F(CampaignKey, APerUserKeyWinsOverOneInTheCampaignFolder) {
   EXPECT_EQ(c->key_file(), user_key);
   EXPECT_FALSE(c->key_kept_in_campaign());
   EXPECT_TRUE(c->read_log()->damaged.empty());
-  EXPECT_EQ(campaign_status(*c, *c->read_log())["signatures"]["key"], "per-user");
+  EXPECT_EQ(campaign_status(*c, *c->read_log()).signatures.key, "per-user");
   const std::string id = user_key.stem().string();
   auto loaded = load_campaign_key(id, dir_);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;

@@ -178,7 +178,7 @@ Result<EvaluationFollowUp> record_campaign_evaluation(const AppOptions& options,
   return follow_up;
 }
 
-Result<json> campaign_status(const fs::path& dir) {
+Result<CampaignStatus> campaign_status(const fs::path& dir) {
   auto campaign = Campaign::open(dir);
   if (!campaign) return campaign.error();
   auto log = campaign->read_log();

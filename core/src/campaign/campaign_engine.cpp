@@ -382,58 +382,41 @@ GateResult compute_gate(const Campaign& campaign, const LogContents& log) {
   return gate;
 }
 
-json campaign_status(const Campaign& campaign, const LogContents& log) {
+CampaignStatus campaign_status(const Campaign& campaign, const LogContents& log) {
   const auto& config = campaign.config();
   const auto evals = evaluations(log.records);
-  json status = {
-      {"campaign", campaign.dir().string()}, {"plugin", config.plugin},    {"set", config.set}, {"goal", config.goal},
-      {"questions", config.questions},       {"evaluations", evals.size()}};
+  CampaignStatus status;
+  status.campaign = campaign.dir().string();
+  status.plugin = config.plugin;
+  status.set = config.set;
+  status.goal = config.goal;
+  status.questions = config.questions;
+  status.evaluations = static_cast<int>(evals.size());
   const Progress p = progress_before(evals, evals.size(), config.thresholds, init_time(log.records));
-  status["best"] = p.best_number == 0 ? json{{"evaluation", 0}, {"geomean", 1.0}, {"note", "the seed"}}
-                                      : json{{"evaluation", p.best_number}, {"geomean", p.best}};
+  if (p.best_number != 0) status.best = {p.best_number, p.best};
   if (!evals.empty()) {
     const auto& e = evals.back();
-    status["latest"] = {{"evaluation", e.number},
-                        {"time", e.time},
-                        {"status", e.status},
-                        {"all_passed", e.all_passed},
-                        {"geomean", e.geomean ? json(*e.geomean) : json()},
-                        {"geomean_low", e.geomean_low ? json(*e.geomean_low) : json()},
-                        {"geomean_high", e.geomean_high ? json(*e.geomean_high) : json()},
-                        {"failing", failing_list(e, 8)}};
+    status.latest = CampaignStatus::Latest{e.number,  e.time,        e.status,       e.all_passed,
+                                           e.geomean, e.geomean_low, e.geomean_high, failing_list(e, 8)};
   }
-  json trend = json::array();
   for (std::size_t i = evals.size() > 8 ? evals.size() - 8 : 0; i < evals.size(); ++i) {
-    trend.push_back({{"evaluation", evals[i].number},
-                     {"geomean", evals[i].geomean ? json(*evals[i].geomean) : json()},
-                     {"all_passed", evals[i].all_passed}});
+    status.trend.push_back({evals[i].number, evals[i].geomean, evals[i].all_passed});
   }
-  status["trend"] = trend;
-  status["timed_evaluations_since_best"] = p.timed_since_best;
+  status.timed_evaluations_since_best = p.timed_since_best;
   const GateResult gate = compute_gate(campaign, log);
-  status["gate"] = {{"holds", gate.holds},
-                    {"evaluation", gate.evaluation},
-                    {"unmet", gate.unmet()},
-                    {"candidate_sha256", gate.candidate_sha256}};
-  json open = json::array();
+  status.gate = {gate.holds, gate.evaluation, gate.unmet(), gate.candidate_sha256};
   for (const auto& e : pending_events(config, log.records, SystemClock::now())) {
-    open.push_back({{"event", e.name}, {"detail", e.detail}, {"logged", false}});
+    status.open_events.push_back({e.name, e.detail, false});
   }
-  if (auto e = unanswered_event(log.records))
-    open.push_back({{"event", e->name}, {"detail", e->detail}, {"logged", true}});
-  status["open_events"] = open;
-  std::map<std::string, int> counts;
-  for (const auto& r : log.records) counts[r.value.value("type", "?")] += 1;
-  status["record_counts"] = counts;
-  json damaged = json::array();
-  for (const auto& d : log.damaged) damaged.push_back({{"line", d.line}, {"reason", d.reason}});
-  status["damaged_lines"] = damaged;
+  if (auto e = unanswered_event(log.records)) status.open_events.push_back({e->name, e->detail, true});
+  for (const auto& r : log.records) status.record_counts[r.value.value("type", "?")] += 1;
+  for (const auto& d : log.damaged) status.damaged_lines.push_back({static_cast<int>(d.line), d.reason});
   // Whether the records could be verified here, with which key, and what that key's place means for them.
   const auto place = campaign.key_place();
-  status["signatures"] = {
-      {"verified", place.has_value()},
-      {"key", place ? json(std::string(key_place_name(*place))) : json()},
-      {"note", campaign.key_kept_in_campaign() ? std::string(kKeyInCampaignNote) : campaign.signature_problem()}};
+  status.signatures.verified = place.has_value();
+  if (place) status.signatures.key = std::string(key_place_name(*place));
+  status.signatures.note =
+      campaign.key_kept_in_campaign() ? std::string(kKeyInCampaignNote) : campaign.signature_problem();
   return status;
 }
 

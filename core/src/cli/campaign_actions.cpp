@@ -75,7 +75,7 @@ ActionResult campaign_eval(const GlobalOptions& options, const fs::path& dir, co
 ActionResult campaign_status_action(const GlobalOptions&, const fs::path& dir) {
   auto status = app::campaign_status(dir);
   if (!status) return usage_error(status.error().message);
-  json document = std::move(*status);
+  json document = to_json(*status);
   document["status"] = "OK";
   return {kExitOk, document};
 }

@@ -89,46 +89,33 @@ int run_init(const GlobalOptions& options, const InitArgs& args) {
   return kExitOk;
 }
 
-void print_status(const json& s) {
-  std::cout << fmt::format("campaign {}  ({} on {})\n", s.value("campaign", ""), s.value("plugin", ""),
-                           s.value("set", ""));
-  std::cout << fmt::format("goal      {}\n", s.value("goal", ""));
-  std::cout << fmt::format("evaluations {}", s.value("evaluations", 0));
-  if (s.contains("best")) {
-    const auto& b = s["best"];
-    std::cout << fmt::format(", best beyond the noise {:.4f} ({})", b.value("geomean", 1.0),
-                             b.value("evaluation", 0) == 0 ? std::string("the seed")
-                                                           : fmt::format("evaluation {}", b.value("evaluation", 0)));
-  }
+void print_status(const CampaignStatus& s) {
+  std::cout << fmt::format("campaign {}  ({} on {})\n", s.campaign, s.plugin, s.set);
+  std::cout << fmt::format("goal      {}\n", s.goal);
+  std::cout << fmt::format("evaluations {}", s.evaluations);
+  std::cout << fmt::format(
+      ", best beyond the noise {:.4f} ({})", s.best.geomean,
+      s.best.evaluation == 0 ? std::string("the seed") : fmt::format("evaluation {}", s.best.evaluation));
   std::cout << "\n";
-  if (s.contains("latest")) {
-    const auto& l = s["latest"];
+  if (s.latest) {
+    const auto& l = *s.latest;
     std::cout << fmt::format(
-        "latest    evaluation {} at {}: {}{}{}\n", l.value("evaluation", 0), l.value("time", ""),
-        l.value("all_passed", false) ? "all passed" : "not all passed",
-        l["geomean"].is_number() ? fmt::format(", geomean {:.4f}", l["geomean"].get<double>()) : "",
-        l.value("failing", "").empty() ? "" : " (" + l.value("failing", "") + ")");
+        "latest    evaluation {} at {}: {}{}{}\n", l.evaluation, l.time, l.all_passed ? "all passed" : "not all passed",
+        l.geomean ? fmt::format(", geomean {:.4f}", *l.geomean) : "", l.failing.empty() ? "" : " (" + l.failing + ")");
   }
   std::string trend;
-  for (const auto& t : s.value("trend", json::array())) {
-    trend += t["geomean"].is_number()
-                 ? fmt::format(" {:.3f}{}", t["geomean"].get<double>(), t.value("all_passed", false) ? "" : "!")
-                 : std::string(t.value("all_passed", false) ? " -" : " -!");
+  for (const auto& t : s.trend) {
+    trend += t.geomean ? fmt::format(" {:.3f}{}", *t.geomean, t.all_passed ? "" : "!")
+                       : std::string(t.all_passed ? " -" : " -!");
   }
   if (!trend.empty()) std::cout << "trend    " << trend << "   (! = not all passed, - = untimed)\n";
-  const auto& gate = s["gate"];
-  std::cout << fmt::format("gate      {}\n", gate.value("holds", false) ? "MET" : "UNMET");
-  for (const auto& u : gate.value("unmet", json::array())) std::cout << "  - " << u.get<std::string>() << "\n";
-  for (const auto& e : s.value("open_events", json::array())) {
-    std::cout << fmt::format("open event {}: {}\n", e.value("event", ""), e.value("detail", ""));
-  }
+  std::cout << fmt::format("gate      {}\n", s.gate.holds ? "MET" : "UNMET");
+  for (const auto& u : s.gate.unmet) std::cout << "  - " << u << "\n";
+  for (const auto& e : s.open_events) std::cout << fmt::format("open event {}: {}\n", e.event, e.detail);
   // Said once, where the records are verified with a key kept in the campaign folder: what its signatures can show.
-  if (const json& sig = s.value("signatures", json::object()); sig.value("key", json()) == "in-campaign") {
-    std::cout << fmt::format("signatures: {}\n", sig.value("note", ""));
-  }
-  for (const auto& d : s.value("damaged_lines", json::array())) {
-    std::cout << fmt::format("warning: log line {} is damaged ({}); it is not a record\n", d.value("line", 0),
-                             d.value("reason", ""));
+  if (s.signatures.key == "in-campaign") std::cout << fmt::format("signatures: {}\n", s.signatures.note);
+  for (const auto& d : s.damaged_lines) {
+    std::cout << fmt::format("warning: log line {} is damaged ({}); it is not a record\n", d.line, d.reason);
   }
 }
 
@@ -173,7 +160,19 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
     auto* c = app.add_subcommand("status", "Where the campaign stands: geomeans, trend, unmet goal terms, open events");
     add_dir(c);
     c->callback([&options, &exit_code, dir] {
-      exit_code = render(options, campaign_status_action(options, campaign_dir_or_cwd(*dir)), print_status);
+      // --json (and the MCP tool) show the document; people get the table, printed from the type.
+      if (options.json) {
+        exit_code = render(options, campaign_status_action(options, campaign_dir_or_cwd(*dir)), [](const json&) {});
+        return;
+      }
+      auto status = app::campaign_status(campaign_dir_or_cwd(*dir));
+      if (!status) {
+        std::cerr << "kseek: " << status.error().message << "\n";
+        exit_code = kExitUsage;
+        return;
+      }
+      print_status(*status);
+      exit_code = kExitOk;
     });
   }
   {

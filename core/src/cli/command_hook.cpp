@@ -503,18 +503,19 @@ int hook_session_start(const GlobalOptions& options, const HookArgs& args) {
   text << "kseek campaign: optimise " << campaign->config().candidate << " for " << campaign->config().plugin
        << " on the scenario set " << campaign->config().set
        << ".\nGoal (computed by `kseek gate`): " << campaign->config().goal << "\n";
-  const json s = status ? *status : json::object();  // a status that could not be read says nothing
-  if (s.contains("latest")) {
-    text << fmt::format("Latest evaluation {}: {}", s["latest"].value("evaluation", 0),
-                        s["latest"].value("all_passed", false) ? "all scenarios passed" : "not all scenarios passed");
-    if (s["latest"]["geomean"].is_number())
-      text << fmt::format(", geomean {:.4f}", s["latest"]["geomean"].get<double>());
+  // A status that could not be read says nothing.
+  if (status && status->latest) {
+    const auto& l = *status->latest;
+    text << fmt::format("Latest evaluation {}: {}", l.evaluation,
+                        l.all_passed ? "all scenarios passed" : "not all scenarios passed");
+    if (l.geomean) text << fmt::format(", geomean {:.4f}", *l.geomean);
     text << ".\n";
   } else {
     text << "No evaluation yet: `kseek eval` measures the candidate against the seed.\n";
   }
-  for (const auto& u : s.value("gate", json::object()).value("unmet", json::array()))
-    text << "Unmet: " << u.get<std::string>() << "\n";
+  if (status) {
+    for (const auto& u : status->gate.unmet) text << "Unmet: " << u << "\n";
+  }
   if (asked && asked->question) text << "Question: " << asked->question->chosen.text << "\n";
   log_hook(*campaign, "session-start", session, "inject", "goal, status and a question");
   print_context("SessionStart", text.str());

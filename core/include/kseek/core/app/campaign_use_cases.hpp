@@ -97,7 +97,7 @@ Result<EvaluationFollowUp> record_campaign_evaluation(const AppOptions& options,
                                                       const nlohmann::json& eval_record, const std::string& via);
 
 // Best and latest geomean, trend, unmet goal terms, open events, counts (campaign_engine's campaign_status).
-Result<nlohmann::json> campaign_status(const std::filesystem::path& dir);
+Result<CampaignStatus> campaign_status(const std::filesystem::path& dir);
 
 // `event` empty: the newest unanswered event; else one of kCampaignEvents (another is an error that lists them).
 Result<AskOutcome> campaign_ask(const AppOptions& options, const std::filesystem::path& dir, const std::string& event,

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/campaign/campaign_status.hpp"
 #include "kseek/core/campaign/goal_expression.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 
@@ -70,8 +71,8 @@ struct GateResult {
 // stored record does not match the hash the log holds for it.
 GateResult compute_gate(const Campaign& campaign, const LogContents& log);
 
-// Best and latest geomean, trend, unmet goal terms, open events, counts: `kseek status --json`.
-nlohmann::json campaign_status(const Campaign& campaign, const LogContents& log);
+// Best and latest geomean, trend, unmet goal terms, open events, counts (`kseek status`; to_json for --json).
+CampaignStatus campaign_status(const Campaign& campaign, const LogContents& log);
 
 // Loads every pack the campaign names (builtin, user folder, plugin packs).
 Result<std::vector<QuestionPack>> load_campaign_packs(const CampaignConfig& config,
