@@ -4,10 +4,22 @@
 
 #include <dlfcn.h>
 
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace kseek::gpu {
 namespace {
+
+// The API version an entry point is resolved at: CUDA_VERSION, except where the default ABI at CUDA_VERSION is not
+// the signature cuda.h declares, which is the type DriverApi calls it through. cudaTypedefs.h has
+// cuCtxSynchronize(void) as v2000 and, from v13000, cuCtxSynchronize(CUcontext); asked at 13000 the driver returns the
+// latter, and a call through the void type passes no context: on an H200 (driver 580, CUDA 13.0, 2026-12-02) every such
+// call failed at once, so a worker could never tell a sticky fault apart or clean up after a scenario.
+int abi_version(std::string_view name) {
+  if (name == "cuCtxSynchronize") return 12000;
+  return CUDA_VERSION;
+}
 
 Result<DriverApi> resolve() {
   void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -28,16 +40,16 @@ Result<DriverApi> resolve() {
   }
   DriverApi api;
   std::string missing;
-#define KSEEK_DRIVER_RESOLVE(name)                                                                 \
-  {                                                                                                \
-    void* fn = nullptr;                                                                            \
-    CUdriverProcAddressQueryResult found{};                                                        \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && \
-        found == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {                                   \
-      api.name##_fn = reinterpret_cast<decltype(api.name##_fn)>(fn);                               \
-    } else {                                                                                       \
-      missing += (missing.empty() ? "" : ", ") + std::string(#name);                               \
-    }                                                                                              \
+#define KSEEK_DRIVER_RESOLVE(name)                                                                       \
+  {                                                                                                      \
+    void* fn = nullptr;                                                                                  \
+    CUdriverProcAddressQueryResult found{};                                                              \
+    if (get_proc(#name, &fn, abi_version(#name), CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && \
+        found == CU_GET_PROC_ADDRESS_SUCCESS && fn != nullptr) {                                         \
+      api.name##_fn = reinterpret_cast<decltype(api.name##_fn)>(fn);                                     \
+    } else {                                                                                             \
+      missing += (missing.empty() ? "" : ", ") + std::string(#name);                                     \
+    }                                                                                                    \
   }
   KSEEK_DRIVER_FUNCTIONS(KSEEK_DRIVER_RESOLVE)
 #undef KSEEK_DRIVER_RESOLVE
