@@ -54,6 +54,37 @@ TEST_F(GpuTest, SeedAgainstItselfPassesEveryScenarioOfTheExamplePlugin) {
   EXPECT_TRUE(record["environment"].contains("uuid"));
 }
 
+// One serving worker per GPU runs scenario after scenario; a scenario whose candidate loses the CUDA context ends
+// that worker, and the next scenario starts in a fresh one (worker_job 0 again), so every scenario keeps its own
+// verdict. `--worker-per-scenario` gives every scenario a fresh process.
+TEST_F(GpuTest, OneWorkerServesTheScenariosAndALostContextStartsAFreshOne) {
+  const auto served = eval_json("--plugin example.softmax --set default --correctness-only");
+  ASSERT_EQ(served.value("status", ""), "COMPLETE") << served.dump(2);
+  ASSERT_GE(served["scenarios"].size(), 2u);
+  int job = 0;
+  for (const auto& s : served["scenarios"]) {
+    EXPECT_EQ(s.value("status", ""), "PASSED") << s.dump(2);
+    EXPECT_EQ(s.value("worker_job", -1), job++) << "one worker, its jobs in order: " << s.dump(2);
+    EXPECT_TRUE(s["stage_seconds"].contains("worker_cleanup")) << s.dump(2);
+  }
+
+  const auto fresh = eval_json("--plugin example.softmax --set default --correctness-only --worker-per-scenario");
+  ASSERT_EQ(fresh.value("status", ""), "COMPLETE") << fresh.dump(2);
+  for (const auto& s : fresh["scenarios"]) {
+    EXPECT_EQ(s.value("status", ""), "PASSED") << s.dump(2);
+    EXPECT_EQ(s.value("worker_job", -1), 0) << s.dump(2);
+  }
+
+  const fs::path faulting = fs::path(KSEEK_ADVERSARIAL_DIR) / "example_softmax" / "h4_illegal_address.cu";
+  const auto lost = eval_json("'" + faulting.string() + "' --plugin example.softmax --set default --correctness-only");
+  ASSERT_EQ(lost.value("status", ""), "COMPLETE") << lost.dump(2);
+  ASSERT_GE(lost["scenarios"].size(), 2u);
+  for (const auto& s : lost["scenarios"]) {
+    EXPECT_NE(s.value("status", ""), "PASSED") << s.dump(2);
+    EXPECT_EQ(s.value("worker_job", -1), 0) << "a lost context must not serve the next scenario: " << s.dump(2);
+  }
+}
+
 class AdversarialCorpus : public GpuTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(AdversarialCorpus, GetsItsDeclaredVerdictAndTheEvaluationCompletes) {

@@ -219,6 +219,29 @@ TEST_F(MultiGpuScheduler, AHangingScenarioIsATimeoutAndTheRestStillRun) {
   }
 }
 
+// The same on one GPU, with a serving worker kept from scenario to scenario and with a process per scenario: a crash
+// and a hang cost their own scenarios only, in both.
+TEST_F(MultiGpuScheduler, OnOneGpuACrashAndAHangCostTheirScenariosOnlyWithOrWithoutWorkerReuse) {
+  ::setenv("KSEEK_FAKE_HANG_SCENARIO", "S2", 1);
+  ::setenv("KSEEK_FAKE_CRASH_SCENARIO", "S4", 1);
+  const std::vector<PreparedScenario> scenarios = {scenario("S1", 5), scenario("S2", 5), scenario("S3", 5),
+                                                   scenario("S4", 5), scenario("S5", 5)};
+  for (const bool reuse : {true, false}) {
+    auto o = options(false);
+    o.scenario_timeout_seconds = 1;
+    o.reuse_workers = reuse;
+    const auto results = run_scenarios(scenarios, gpus({{0}, false}), o);
+    ASSERT_EQ(results.size(), scenarios.size());
+    for (const auto& r : results) {
+      const std::string id = r.value("scenario", "");
+      EXPECT_EQ(r.value("status", ""), id == "S2"   ? "TIMEOUT"
+                                       : id == "S4" ? "CRASHED"
+                                                    : "PASSED")
+          << (reuse ? "serving worker: " : "worker per scenario: ") << r.dump();
+    }
+  }
+}
+
 TEST_F(MultiGpuScheduler, SeveralGpusTakeTheLargestScenariosFirstAndOneGpuKeepsTheGivenOrder) {
   const std::vector<PreparedScenario> scenarios = {scenario("small", 1), scenario("large", 100), scenario("medium", 10),
                                                    scenario("tiny", 0.5)};

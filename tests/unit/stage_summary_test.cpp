@@ -26,7 +26,7 @@ TEST(StageSummary, SumsScenarioStagesAndChargesWorkerProcessOverhead) {
        {"status", "PASSED"},
        {"wall_seconds", 4.0},
        {"seconds", {{"total", 3.0}}},
-       {"stage_seconds", {{"worker_start", 0.5}, {"references", 1.0}, {"inputs", 2.0}}}},
+       {"stage_seconds", {{"worker_start", 0.25}, {"worker_cleanup", 0.25}, {"references", 1.0}, {"inputs", 2.0}}}},
       {{"scenario", "C"}, {"status", "COMPILE_ERROR"}},  // no worker ran: not counted
   });
   const RecordStages s =
@@ -35,8 +35,10 @@ TEST(StageSummary, SumsScenarioStagesAndChargesWorkerProcessOverhead) {
   const StageSeconds& summed = s.summed_over_scenarios.value();
   EXPECT_DOUBLE_EQ(summed.at("references"), 6.0);
   EXPECT_DOUBLE_EQ(summed.at("inputs"), 2.0);
-  EXPECT_DOUBLE_EQ(summed.at("worker_start"), 1.5);
-  EXPECT_DOUBLE_EQ(summed.at("worker_process"), 1.5);  // (10 - 9) + (4 - 3.5)
+  EXPECT_DOUBLE_EQ(summed.at("worker_start"), 1.25);
+  EXPECT_DOUBLE_EQ(summed.at("worker_cleanup"), 0.25);
+  // The worker measured its start and its clean-up outside the protocol's total: (10 - 9) + (4 - 3.5).
+  EXPECT_DOUBLE_EQ(summed.at("worker_process"), 1.5);
   const std::string text = render_stage_summary(s);
   EXPECT_NE(text.find("17.0 s in all"), std::string::npos) << text;
   EXPECT_NE(text.find("build 2.0 s"), std::string::npos) << text;

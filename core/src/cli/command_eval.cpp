@@ -194,6 +194,10 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
                    "Build and run every scenario for this arch (e.g. sm_90a) to check correctness on another GPU "
                    "generation; timings are marked not representative")
       ->type_name("ARCH");
+  command->add_flag("--worker-per-scenario", args->settings.worker_per_scenario,
+                    "Start a fresh GPU worker process for every scenario (default: one worker per GPU runs scenario "
+                    "after scenario, each scenario's memory scrubbed and freed after it; a crash or timeout still "
+                    "costs one scenario)");
   command->add_option("--input-seed", args->settings.input_seed,
                       "Seed of the random inputs (default: drawn and recorded)");
   // `--seed` names the starting kernel file in `kseek init`; here it was the input seed until 2026-12. A clear error,

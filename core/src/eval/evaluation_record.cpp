@@ -118,6 +118,8 @@ void bind_keys(Io& io, ScenarioOutcome& v) {
   io("shard", v.shard);
   io("functional_arch", v.functional_arch);
   io("gpu_unusable", v.gpu_unusable);
+  io("worker_job", v.worker_job);
+  io("worker_ended", v.worker_ended);
   io("seconds", v.seconds);
   io("stage_seconds", v.stage_seconds);
   io("plan", v.plan);

@@ -402,6 +402,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   options.functional_arch = !settings.functional_arch.empty();
   options.largest_first = several_gpus;
   options.record_gpu = several_gpus;
+  options.reuse_workers = !settings.worker_per_scenario;
   const auto scenarios_started = Clock::now();
   const std::vector<json> results = run_scenarios(prepared, usable.gpus, options, progress);
   phases.scenarios = seconds_since(scenarios_started);

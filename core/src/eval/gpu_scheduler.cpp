@@ -1,5 +1,6 @@
-// Where an evaluation's scenarios run: the GPUs probed in workers, the ones of one model kept, and each scenario in
-// its own worker process under a watchdog, on one GPU in order or on several from a shared queue.
+// Where an evaluation's scenarios run: the GPUs probed in workers, the ones of one model kept, and the scenarios in
+// worker processes under a watchdog (one serving worker per GPU that runs scenario after scenario, or one process
+// per scenario), on one GPU in order or on several from a shared queue.
 // It must never lose a scenario's verdict: a worker that dies or hangs becomes CRASHED or TIMEOUT for that
 // scenario only, and the evaluation goes on with a fresh worker (on the same GPU, and on every other one).
 #include <algorithm>
@@ -84,7 +85,7 @@ std::vector<json> probe_concurrently(const fs::path& executable, const std::vect
 
 // The per-scenario worker launch: the job for this GPU, the watchdog, the physics floor. Never throws a verdict away.
 json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, const GpuTarget& gpu,
-                         const SchedulerOptions& options) {
+                         const SchedulerOptions& options, ServingWorker* serving) {
   const auto started = Clock::now();
   const Scenario& s = prepared.job.scenario;
   const std::string& gpu_name = gpu.gpu.name;
@@ -113,7 +114,8 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
     // a hang on a small scenario does not.
     const double watchdog = options.scenario_timeout_seconds + options.time_budget_seconds +
                             worker_reference_seconds_bound(s, job.measure_time);
-    result = run_worker(options.executable, {job_file.string(), result_file.string()}, result_file, watchdog);
+    result = serving ? serving->run(job_file, result_file, watchdog)
+                     : run_worker(options.executable, {job_file.string(), result_file.string()}, result_file, watchdog);
     if (!result.is_object()) result = verdict_result(Status::kCrashed, "the GPU worker's result is not a JSON object");
     result["scenario"] = s.id;
     result["name"] = s.name;
@@ -213,10 +215,12 @@ std::vector<json> run_scenarios(const std::vector<PreparedScenario>& scenarios, 
     return slot;
   };
   auto drain = [&](const GpuTarget& gpu) {
+    std::optional<ServingWorker> serving;
+    if (options.reuse_workers) serving.emplace(options.executable, std::vector<std::string>{"--serve"});
     while (const auto taken = take()) {
       const std::size_t slot = *taken;
       try {
-        results[slot] = run_scenario_on_gpu(scenarios[slot], slot, gpu, options);
+        results[slot] = run_scenario_on_gpu(scenarios[slot], slot, gpu, options, serving ? &*serving : nullptr);
       } catch (const std::exception& e) {
         // On a worker thread an escaped exception would terminate the process and lose every other verdict.
         const Scenario& scenario = scenarios[slot].job.scenario;

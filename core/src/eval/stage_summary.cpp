@@ -17,8 +17,11 @@ RecordStages stage_summary(const EvaluationPhases& phases, const std::vector<Sce
     ++count;
     for (const auto& [stage, seconds] : *r.stage_seconds) summed[stage] += seconds;
     // What the worker did not see of its own life: process creation and exit, writing and reading its result.
-    const auto worker_start = r.stage_seconds->find("worker_start");
-    double inside = worker_start == r.stage_seconds->end() ? 0.0 : worker_start->second;
+    double inside = 0.0;
+    for (const char* outside_the_protocol : {"worker_start", "worker_cleanup"}) {
+      const auto stage = r.stage_seconds->find(outside_the_protocol);
+      if (stage != r.stage_seconds->end()) inside += stage->second;
+    }
     if (r.seconds && r.seconds->count("total")) inside += r.seconds->at("total");
     summed["worker_process"] += std::max(0.0, r.wall_seconds.value_or(0.0) - inside);
   }

@@ -386,4 +386,33 @@ Result<double> GpuSession::measure_copy_bandwidth(std::uint64_t bytes) {
   return rates[rates.size() / 2];
 }
 
+Result<void> GpuSession::end_scenario() {
+  KSEEK_TRY(cuda_check(*api_, api_->cuCtxSynchronize_fn(), "finishing the scenario's work"));
+  const auto own = [&](CUdeviceptr address) {
+    return address == flush_buffer_.address || address == counter_.address || address == block_sums_.address;
+  };
+  for (const auto& [address, bytes] : allocations_) {
+    if (own(address)) continue;
+    KSEEK_TRY(cuda_check(*api_, api_->cuMemsetD8Async_fn(address, 0, bytes, stream_),
+                         "scrubbing a finished scenario's memory"));
+  }
+  KSEEK_TRY(synchronize());
+  for (auto it = allocations_.begin(); it != allocations_.end();) {
+    if (own(it->first)) {
+      ++it;
+      continue;
+    }
+    KSEEK_TRY(cuda_check(*api_, api_->cuMemFree_fn(it->first), "freeing a finished scenario's memory"));
+    it = allocations_.erase(it);
+  }
+  scratch_.clear();
+  for (CUmodule module : modules_) {
+    KSEEK_TRY(cuda_check(*api_, api_->cuModuleUnload_fn(module), "unloading a finished scenario's modules"));
+  }
+  modules_.clear();
+  plugin_module_ = nullptr;
+  harness_module_ = nullptr;
+  return Ok{};
+}
+
 }  // namespace kseek::gpu

@@ -19,6 +19,7 @@
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/stage_clock.hpp"
 #include "kseek/device/launch_plan.h"
+#include "scenario_runner.hpp"
 
 namespace kseek {
 namespace {
@@ -749,33 +750,12 @@ class ScenarioRunner {
 
 }  // namespace
 
-nlohmann::json run_scenario_job(const ScenarioJob& job) {
-  const auto started = Clock::now();
-  auto session = gpu::GpuSession::open(job.device);
-  // The GPU, not the scenario, failed: the scheduler may give the scenario to another GPU.
-  if (!session) {
-    json unusable = verdict_result(Status::kNotRunnable, session.error().message);
-    unusable["gpu_unusable"] = true;
-    return unusable;
-  }
-  PluginRegistry registry;
-  auto loaded = registry.load_file(job.plugin_path);
-  if (!loaded) return verdict_result(Status::kNotRunnable, loaded.error().message);
-  const double start_seconds = seconds_since(started);  // the context, the harness's buffers, the plugin library
-  ScenarioRunner runner(job, **session, *(*loaded)->plugin);
-  json result = runner.run();
-  result["stage_seconds"]["worker_start"] = start_seconds;
-  return result;
-}
-
-nlohmann::json probe_device(int device) {
-  auto session = gpu::GpuSession::open(device);
-  if (!session) return {{"available", false}, {"problem", session.error().message}};
-  json j = identity_json((*session)->identity());
-  j["available"] = true;
-  auto bandwidth = (*session)->measure_copy_bandwidth(1ull << 30);
-  if (bandwidth) j["copy_bandwidth_bytes_per_second"] = *bandwidth;
-  return j;
+ScenarioRun run_scenario(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin) {
+  ScenarioRunner runner(job, session, plugin);
+  ScenarioRun run;
+  run.result = runner.run();
+  run.context_lost = runner.context_lost();
+  return run;
 }
 
 }  // namespace kseek

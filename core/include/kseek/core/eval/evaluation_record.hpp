@@ -122,6 +122,8 @@ struct ScenarioOutcome {
   std::optional<int> shard;
   std::optional<std::string> functional_arch;
   std::optional<bool> gpu_unusable;
+  std::optional<int> worker_job;              // which job of its worker process this was: 0 for a fresh process's first
+  std::optional<std::string> worker_ended;    // why its worker process ended after it (absent: it could go on)
   std::optional<StageSeconds> seconds;        // inside the worker
   std::optional<StageSeconds> stage_seconds;  // inside the worker, every interval charged to one stage
   std::optional<ScenarioPlans> plan;

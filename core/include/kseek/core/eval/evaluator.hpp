@@ -44,6 +44,7 @@ struct EvaluationSettings {
   std::vector<int> devices;
   bool all_devices = false;
   ShardSpec shard;
+  bool worker_per_scenario = false;  // a fresh worker process for every scenario (SchedulerOptions::reuse_workers)
 };
 
 struct EvaluationInput {
@@ -121,11 +122,15 @@ struct SchedulerOptions {
   bool functional_arch = false;  // timings are marked not representative
   bool largest_first = false;    // queue order: by estimated cost (several GPUs) or as given (one)
   bool record_gpu = false;       // each result says which GPU ran it ("gpu": {ordinal, uuid})
+  // One serving worker per GPU runs scenario after scenario (its context and plugin kept, each scenario's memory
+  // scrubbed and freed after it); false: a fresh process per scenario.
+  bool reuse_workers = true;
 };
 
-// Runs every scenario in its own worker on one of `gpus` (one thread per GPU, one worker per GPU at a time). A
-// worker that crashes or hangs costs its scenario only; the other GPUs go on. Results come back in the order of
-// `scenarios`; `progress` is called (serialised) as each finishes.
+// Runs every scenario in a worker on one of `gpus` (one thread per GPU, one worker per GPU at a time: a serving worker
+// kept from scenario to scenario, or a fresh one each, as options.reuse_workers says). A worker that crashes or hangs
+// costs its scenario only; the next starts in a fresh worker and the other GPUs go on. Results come back in the order
+// of `scenarios`; `progress` is called (serialised) as each finishes.
 std::vector<nlohmann::json> run_scenarios(const std::vector<PreparedScenario>& scenarios,
                                           const std::vector<GpuTarget>& gpus, const SchedulerOptions& options,
                                           const ProgressSink& progress = {});

@@ -73,6 +73,12 @@ class GpuSession final : public DeviceHost {
   // Device-to-device copy bandwidth (bytes read + written per second), median of a few runs.
   Result<double> measure_copy_bandwidth(std::uint64_t bytes);
 
+  // Ends one scenario so the next can run in this session as if in a fresh one: waits for the GPU, zeroes and frees
+  // every allocation the scenario made (inputs, outputs, references, workspaces: nothing of it is left for the next
+  // candidate to find), unloads its modules. The session's own buffers (counters, L2 flush) stay. An error means
+  // the context is no longer trustworthy and the session must not run another scenario.
+  Result<void> end_scenario();
+
  private:
   explicit GpuSession(const DriverApi* api) : api_(api) {}
   Result<void> launch_harness(const char* kernel, void* params, std::uint64_t work_items);
@@ -91,9 +97,9 @@ class GpuSession final : public DeviceHost {
   std::vector<CUmodule> modules_;
   std::map<CUdeviceptr, std::uint64_t> allocations_;
   std::vector<DeviceBuffer> scratch_;
-  DeviceBuffer flush_buffer_;
-  DeviceBuffer counter_;     // 64 bytes of device scratch for the harness kernels' results
-  DeviceBuffer block_sums_;  // one double per harness block: kseek_compare's error sums, summed in order on the host
+  DeviceBuffer flush_buffer_;  // the session's own three buffers, kept by end_scenario
+  DeviceBuffer counter_;       // 64 bytes of device scratch for the harness kernels' results
+  DeviceBuffer block_sums_;    // one double per harness block: kseek_compare's error sums, summed in order on the host
 };
 
 }  // namespace kseek::gpu

@@ -46,16 +46,9 @@ struct ScenarioJob {
 void to_json(nlohmann::json& j, const ScenarioJob& v);
 void from_json(const nlohmann::json& j, ScenarioJob& v);
 
-// Runs one scenario in this process (the worker): needs a GPU. The result is a JSON object with at least
-// "status" and "message"; the fields are documented in docs/result-schema.md.
-nlohmann::json run_scenario_job(const ScenarioJob& job);
-
 // A result that carries only a verdict ({"status", "message"}): a scenario that never reached the protocol's end, as
 // the worker, the process that starts it and the scheduler report it. The status is spelled by to_string(Status),
 // the one mapping between the enum and the record's text.
 nlohmann::json verdict_result(Status status, std::string_view message);
-
-// Measures the device's copy bandwidth and reads its identity, for the record and the peaks.
-nlohmann::json probe_device(int device);
 
 }  // namespace kseek
