@@ -1683,7 +1683,7 @@ __device__ __forceinline__ void widen_q(Smem<C>& sm, const AttentionProblem& pr,
 // and publish the slab on the same full barriers the 16-bit kernels' TMA completes: every converter thread arrives
 // (kConverterThreads arrivals instead of a tx count), so no thread's writes rely on another thread's release.
 template <class C>
-__device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr, const Schedule& sc) {
+__device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr) {
   const int ct = threadIdx.x - 32;  // 0 .. kConverterThreads - 1
   int it = 0;                       // tiles widened so far, over all items: the ring's slot and phase
   for (int j = 0;; ++j) {
@@ -2079,7 +2079,7 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
 
 // Consumer warpgroup wgc: the items the producer publishes, in order, until it says there are no more.
 template <class C>
-__device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, const Schedule& sc, int wgc) {
+__device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, int wgc) {
   if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
   int it = 0;                    // K/V tiles of the items done so far
   for (int j = 0;; ++j) {
@@ -2136,12 +2136,12 @@ __device__ __forceinline__ void forward(const Args& args) {
     if (threadIdx.x < 32) {
       produce<C>(args, sm, sc);
     } else if constexpr (C::kFp8) {
-      convert<C>(sm, args.problem, sc);
+      convert<C>(sm, args.problem);
     }
     return;
   }
   setmaxnreg_inc<C::kConsumerRegs>();
-  consume<C>(args, sm, sc, wg - 1);
+  consume<C>(args, sm, wg - 1);
 }
 
 }  // namespace ws
@@ -2217,8 +2217,8 @@ extern "C" __global__ void __launch_bounds__(128)
 #define KSEEK_FA3_WS_KERNELS(X)                    \
   X(bf16_d64, 64, 64, 128, 3, 0, 0, 0)             \
   X(fp16_d64, 64, 64, 128, 3, 1, 0, 0)             \
-  X(bf16_d128, 128, 128, 128, 2, 0, 0, 0)          \
-  X(fp16_d128, 128, 128, 128, 2, 1, 0, 0)          \
+  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0)          \
+  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0)          \
   X(fp8_d128, 128, 128, 128, 2, 1, 0, 1)           \
   X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0)    \
   X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0)    \
