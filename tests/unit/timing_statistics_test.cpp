@@ -301,11 +301,37 @@ TEST(NextSamplingStep, ContinuesBelowMinimumRoundsEvenWhenTight) {
   EXPECT_FALSE(d.reached_min_rounds);
 }
 
-TEST(NextSamplingStep, StopsWhenTightAfterMinimumRounds) {
+TEST(NextSamplingStep, StopsWhenTightAfterSettledRounds) {
   const SamplingPolicy policy;
-  const SamplingDecision d = next_sampling_step(tight_estimate(policy.min_rounds, 0.005), policy, 0.1);
+  const SamplingDecision d = next_sampling_step(tight_estimate(policy.settled_rounds, 0.005), policy, 0.1);
   EXPECT_EQ(d.action, SamplingAction::kStopConverged) << d.reason;
   EXPECT_TRUE(d.reached_min_rounds);
+}
+
+// Between min_rounds and settled_rounds the precision reached sets the sample: an interval within the target is not
+// enough there, one kEarlyStopTightening times tighter is.
+TEST(NextSamplingStep, BetweenMinimumAndSettledRoundsOnlyAFourTimesTighterIntervalStops) {
+  const SamplingPolicy policy;  // +-1 %, 10 and 20 rounds
+  ASSERT_LT(policy.min_rounds, policy.settled_rounds);
+  const double early = policy.target_relative_half_width / kEarlyStopTightening;
+  const SamplingDecision within_target = next_sampling_step(tight_estimate(policy.min_rounds, 0.005), policy, 0.1);
+  EXPECT_EQ(within_target.action, SamplingAction::kContinue) << within_target.reason;
+  const SamplingDecision tight = next_sampling_step(tight_estimate(policy.min_rounds, early * 0.99), policy, 0.1);
+  EXPECT_EQ(tight.action, SamplingAction::kStopConverged) << tight.reason;
+  EXPECT_NE(tight.reason.find("early"), std::string::npos) << tight.reason;
+  const SamplingDecision just_wider =
+      next_sampling_step(tight_estimate(policy.settled_rounds - 1, early * 1.01), policy, 0.1);
+  EXPECT_EQ(just_wider.action, SamplingAction::kContinue) << just_wider.reason;
+  RatioEstimate unconfident = tight_estimate(policy.min_rounds, 0.0);
+  unconfident.meets_confidence = false;
+  EXPECT_EQ(next_sampling_step(unconfident, policy, 0.1).action, SamplingAction::kContinue);
+}
+
+// A minimum above settled_rounds (a user's --min-rounds 40) is the sample's floor for both rules.
+TEST(NextSamplingStep, AMinimumAboveSettledRoundsHoldsForBothRules) {
+  const SamplingPolicy policy{.min_rounds = 40};
+  EXPECT_EQ(next_sampling_step(tight_estimate(39, 0.0), policy, 0.1).action, SamplingAction::kContinue);
+  EXPECT_EQ(next_sampling_step(tight_estimate(40, 0.005), policy, 0.1).action, SamplingAction::kStopConverged);
 }
 
 TEST(NextSamplingStep, ContinuesWhileWiderThanTarget) {
@@ -344,6 +370,7 @@ TEST(NextSamplingStep, PolicyValidation) {
   EXPECT_TRUE(validate_sampling_policy(SamplingPolicy{}));
   EXPECT_FALSE(validate_sampling_policy(SamplingPolicy{.min_rounds = 0}));
   EXPECT_FALSE(validate_sampling_policy(SamplingPolicy{.min_rounds = 50, .max_rounds = 10}));
+  EXPECT_FALSE(validate_sampling_policy(SamplingPolicy{.settled_rounds = 0}));
   EXPECT_FALSE(validate_sampling_policy(SamplingPolicy{.target_relative_half_width = 0.0}));
   EXPECT_FALSE(validate_sampling_policy(SamplingPolicy{.time_budget_seconds = kInf}));
 }

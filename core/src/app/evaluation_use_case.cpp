@@ -47,6 +47,7 @@ Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options
   if (e.is_object()) {
     auto& sampling = args.settings.sampling;
     sampling.min_rounds = e.value("min_rounds", sampling.min_rounds);
+    sampling.settled_rounds = e.value("settled_rounds", sampling.settled_rounds);
     sampling.max_rounds = e.value("max_rounds", sampling.max_rounds);
     sampling.time_budget_seconds = e.value("time_budget", sampling.time_budget_seconds);
     sampling.target_relative_half_width = e.value("target_ci", sampling.target_relative_half_width);

@@ -90,8 +90,8 @@ class ConfigReader {
       const json& e = root_["eval"];
       if (!e.is_object()) return problem("eval", "must be an object");
       for (const auto& [key, value] : e.items()) {
-        static const std::set<std::string> eval_keys = {"min_rounds", "max_rounds", "time_budget", "target_ci",
-                                                        "scenario_timeout"};
+        static const std::set<std::string> eval_keys = {"min_rounds",  "settled_rounds", "max_rounds",
+                                                        "time_budget", "target_ci",      "scenario_timeout"};
         if (!eval_keys.contains(key)) return problem("eval." + key, "unknown key");
         if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 1e9) {
           return problem("eval." + key, "must be a positive number (at most 1e9)");

@@ -177,7 +177,14 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
       ->add_option("--target-ci", args->settings.sampling.target_relative_half_width,
                    "Stop sampling when the ratio's 95% interval is within this relative half-width")
       ->capture_default_str();
-  command->add_option("--min-rounds", args->settings.sampling.min_rounds, "Timed rounds always measured")
+  command
+      ->add_option("--min-rounds", args->settings.sampling.min_rounds,
+                   "Timed rounds always measured; a sample under --settled-rounds stops only on an interval 4x "
+                   "tighter than --target-ci")
+      ->capture_default_str();
+  command
+      ->add_option("--settled-rounds", args->settings.sampling.settled_rounds,
+                   "From this many timed rounds, an interval within --target-ci stops sampling")
       ->capture_default_str();
   command->add_option("--max-rounds", args->settings.sampling.max_rounds, "Timed rounds at most")
       ->capture_default_str();

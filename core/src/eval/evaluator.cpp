@@ -94,6 +94,7 @@ EvaluationRecord record_header(const EvaluationInput& input, const EvaluationSet
   recorded.geomean_clamp = std::vector<double>{settings.geomean.clamp_low, settings.geomean.clamp_high};
   recorded.unmodelled = {{"target_relative_half_width", settings.sampling.target_relative_half_width},
                          {"min_rounds", settings.sampling.min_rounds},
+                         {"settled_rounds", settings.sampling.settled_rounds},
                          {"max_rounds", settings.sampling.max_rounds},
                          {"time_budget_seconds", settings.sampling.time_budget_seconds},
                          {"scenario_timeout_seconds", settings.scenario_timeout_seconds}};

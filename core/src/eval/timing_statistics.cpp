@@ -249,10 +249,28 @@ SamplingDecision next_sampling_step(const RatioEstimate& estimate, const Samplin
     decision.reason = fmt::format("{} of the minimum {} rounds measured", estimate.rounds, policy.min_rounds);
     return decision;
   }
-  if (estimate.meets_confidence && estimate.relative_half_width <= policy.target_relative_half_width) {
+  const bool settled = estimate.rounds >= std::max(policy.min_rounds, policy.settled_rounds);
+  const double early_target = policy.target_relative_half_width / kEarlyStopTightening;
+  if (estimate.meets_confidence && settled && estimate.relative_half_width <= policy.target_relative_half_width) {
     decision.action = SamplingAction::kStopConverged;
     decision.reason = fmt::format("converged after {} rounds: interval {} within the target +-{:.3g}%", estimate.rounds,
                                   width, 100.0 * policy.target_relative_half_width);
+    return decision;
+  }
+  if (estimate.meets_confidence && !settled && estimate.relative_half_width <= early_target) {
+    decision.action = SamplingAction::kStopConverged;
+    decision.reason = fmt::format(
+        "converged early after {} rounds: interval {} within +-{:.3g}% ({:g}x tighter "
+        "than the target, as a sample under {} rounds must be)",
+        estimate.rounds, width, 100.0 * early_target, kEarlyStopTightening,
+        std::max(policy.min_rounds, policy.settled_rounds));
+    return decision;
+  }
+  if (!settled) {
+    decision.action = SamplingAction::kContinue;
+    decision.reason =
+        fmt::format("interval {} after {} rounds: under {} rounds it must be within +-{:.3g}%", width, estimate.rounds,
+                    std::max(policy.min_rounds, policy.settled_rounds), 100.0 * early_target);
     return decision;
   }
   decision.action = SamplingAction::kContinue;
@@ -269,6 +287,9 @@ Result<void> validate_sampling_policy(const SamplingPolicy& policy) {
   if (policy.min_rounds < 1 || policy.min_rounds > policy.max_rounds) {
     return make_error(fmt::format("sampling policy: min_rounds {} and max_rounds {}; need 1 <= min <= max",
                                   policy.min_rounds, policy.max_rounds));
+  }
+  if (policy.settled_rounds < 1) {
+    return make_error(fmt::format("sampling policy: settled_rounds is {}; it must be >= 1", policy.settled_rounds));
   }
   if (!std::isfinite(policy.time_budget_seconds) || policy.time_budget_seconds <= 0.0) {
     return make_error(fmt::format("sampling policy: time_budget_seconds is {}; it must be finite and > 0",

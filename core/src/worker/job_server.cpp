@@ -141,7 +141,8 @@ int serve_scenario_jobs(int channel_fd) {
     std::cout.flush();
     std::fflush(nullptr);
     const bool again = written && worker.usable();
-    if (!send_on_channel(channel_fd, std::string(again ? kReplyReady : kReplyExiting) + '\n') || !again) return written ? 0 : 1;
+    if (!send_on_channel(channel_fd, std::string(again ? kReplyReady : kReplyExiting) + '\n') || !again)
+      return written ? 0 : 1;
   }
   return 0;
 }

@@ -23,6 +23,7 @@ void to_json(nlohmann::json& j, const ScenarioJob& v) {
        {"sampling",
         {{"target_relative_half_width", v.sampling.target_relative_half_width},
          {"min_rounds", v.sampling.min_rounds},
+         {"settled_rounds", v.sampling.settled_rounds},
          {"max_rounds", v.sampling.max_rounds},
          {"time_budget_seconds", v.sampling.time_budget_seconds}}},
        {"peak_flops", v.peak_flops},
@@ -47,6 +48,7 @@ void from_json(const nlohmann::json& j, ScenarioJob& v) {
   const auto& s = j.at("sampling");
   s.at("target_relative_half_width").get_to(v.sampling.target_relative_half_width);
   s.at("min_rounds").get_to(v.sampling.min_rounds);
+  s.at("settled_rounds").get_to(v.sampling.settled_rounds);
   s.at("max_rounds").get_to(v.sampling.max_rounds);
   s.at("time_budget_seconds").get_to(v.sampling.time_budget_seconds);
   j.at("peak_flops").get_to(v.peak_flops);
