@@ -18,6 +18,7 @@
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "support/campaign_fixture.hpp"
+#include "support/forged_log_records.hpp"
 #include "support/hook_payloads.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_folder.hpp"
@@ -31,12 +32,6 @@ using nlohmann::json;
 
 // The sentence every report of verification carries for such a campaign: its distinctive middle.
 constexpr std::string_view kAccidentsOnly = "guard against accidents (a hand-edited or truncated record)";
-
-unsigned permissions_of(const fs::path& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return 0;
-  return info.st_mode & 0777;
-}
 
 std::size_t count_of(const std::string& text, std::string_view what) {
   std::size_t n = 0;
@@ -106,8 +101,8 @@ TEST_F(KeyInCampaign, InitWritesTheKeyInTheCampaignForTheOwnerOnlyAndPinsNoKeyFo
   ASSERT_EQ(keys.size(), 1u);
   EXPECT_EQ(keys[0].extension(), ".key");
   EXPECT_EQ(read_file(keys[0])->size(), 64u);
-  EXPECT_EQ(permissions_of(keys[0]), 0600u) << keys[0];
-  EXPECT_EQ(permissions_of(dir_ / ".kseek-key"), 0700u);
+  EXPECT_EQ(testing::permissions_of(keys[0]), 0600u) << keys[0];
+  EXPECT_EQ(testing::permissions_of(dir_ / ".kseek-key"), 0700u);
   EXPECT_TRUE(files_in(user_keys_).empty()) << "init --key-in-campaign wrote a key in the per-user folder";
   EXPECT_EQ(init_document_["signing_key"]["key"], "in-campaign") << init_document_.dump();
   EXPECT_EQ(fs::path(init_document_["signing_key"].value("file", "")), keys[0]);
@@ -178,15 +173,7 @@ TEST_F(KeyInCampaign, ARecordKseekDidNotSignIsStillSetAside) {
   // An agent's evaluation of a newer candidate: a right checksum, no signature.
   const std::string newer = "// candidate v2, never evaluated\n";
   ASSERT_TRUE(write_file_atomically(dir_ / "candidate.cu", newer).ok());
-  ASSERT_TRUE(append_record(dir_ / ".kseek" / "log.jsonl", {{"type", "evaluation"},
-                                                            {"time", utc_timestamp()},
-                                                            {"number", 2},
-                                                            {"candidate_sha256", sha256_hex(newer)},
-                                                            {"record_file", "evaluations/0001.json"},
-                                                            {"status", "COMPLETE"},
-                                                            {"all_passed", true},
-                                                            {"geomean", 9.0}})
-                  .ok());
+  ASSERT_TRUE(append_record(dir_ / ".kseek" / "log.jsonl", testing::unsigned_evaluation(2, newer)).ok());
   const std::string stranger = strangers().front();
   const json status = testing::json_output(kseek(stranger, "--json status --campaign " + quoted(dir_)), "status");
   EXPECT_EQ(status["evaluations"], 1) << "the forged evaluation was counted: " << status.dump();

@@ -22,6 +22,7 @@
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "support/campaign_fixture.hpp"
+#include "support/forged_log_records.hpp"
 #include "support/temp_folder.hpp"
 
 namespace kseek {
@@ -64,12 +65,6 @@ class ScopedEnvironment {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-unsigned permissions_of(const fs::path& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return 0;
-  return info.st_mode & 0777;
-}
-
 std::size_t files_in(const fs::path& folder) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) return 0;
@@ -110,8 +105,8 @@ TEST_F(CampaignKey, KeptInTheCampaignIsWrittenThereForTheOwnerOnly) {
   EXPECT_EQ(key.parent_path(), dir_ / ".kseek-key");
   EXPECT_EQ(key.extension(), ".key");
   EXPECT_EQ(read_file(key)->size(), 64u);
-  EXPECT_EQ(permissions_of(key), 0600u) << key;
-  EXPECT_EQ(permissions_of(key.parent_path()), 0700u);
+  EXPECT_EQ(testing::permissions_of(key), 0600u) << key;
+  EXPECT_EQ(testing::permissions_of(key.parent_path()), 0700u);
   EXPECT_EQ(files_in(user_keys_), 0u) << "a campaign that keeps its key with it left one in the per-user folder";
 }
 
@@ -162,14 +157,7 @@ TEST_F(CampaignKey, AnUnsignedOrForeignSignedRecordInSuchACampaignIsSetAside) {
   environment.set("KSEEK_KEY_DIR", empty_);
   const std::string newer = "// candidate v2, never evaluated\n";
   ASSERT_TRUE(write_file_atomically(dir_ / "candidate.cu", newer).ok());
-  json forged = {{"type", "evaluation"},
-                 {"time", utc_timestamp()},
-                 {"number", 2},
-                 {"candidate_sha256", sha256_hex(newer)},
-                 {"record_file", "evaluations/0001.json"},
-                 {"status", "COMPLETE"},
-                 {"all_passed", true},
-                 {"geomean", 9.0}};
+  json forged = testing::unsigned_evaluation(2, newer);
   ASSERT_TRUE(append_record(made.log_path(), forged).ok());  // no signature at all
   // Signed, but under a key that is not this campaign's (64 hex digits, like one).
   forged["number"] = 3;

@@ -20,6 +20,7 @@
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/json_values.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/sdk/version.hpp"
 
@@ -523,16 +524,15 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
     s.geomean_low = record.summary->geomean->ci_low;
     s.geomean_high = record.summary->geomean->ci_high;
   }
-  auto num = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
   json fields = {{"number", s.number},
                  {"candidate_sha256", s.candidate_sha256},
                  {"record_file", s.record_file},
                  {"record_sha256", s.record_sha256},
                  {"status", s.status},
                  {"all_passed", s.all_passed},
-                 {"geomean", num(s.geomean)},
-                 {"geomean_low", num(s.geomean_low)},
-                 {"geomean_high", num(s.geomean_high)},
+                 {"geomean", number_or_null(s.geomean)},
+                 {"geomean_low", number_or_null(s.geomean_low)},
+                 {"geomean_high", number_or_null(s.geomean_high)},
                  {"scenarios", logged_scenarios_json(s.scenarios)},
                  {"gpu", record.environment ? record.environment->name.value_or("") : ""},
                  {"measure_time", record.settings ? record.settings->measure_time : true}};

@@ -2,14 +2,11 @@
 // the MCP `status` tool). It must never add a field the type does not hold.
 #include "kseek/core/campaign/campaign_status.hpp"
 
+#include "kseek/core/util/json_values.hpp"
+
 namespace kseek {
-namespace {
 
 using nlohmann::json;
-
-json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(); }
-
-}  // namespace
 
 json to_json(const CampaignStatus& s) {
   json document = {{"campaign", s.campaign}, {"plugin", s.plugin},       {"set", s.set},
@@ -22,15 +19,15 @@ json to_json(const CampaignStatus& s) {
                           {"time", l.time},
                           {"status", l.status},
                           {"all_passed", l.all_passed},
-                          {"geomean", optional_number(l.geomean)},
-                          {"geomean_low", optional_number(l.geomean_low)},
-                          {"geomean_high", optional_number(l.geomean_high)},
+                          {"geomean", number_or_null(l.geomean)},
+                          {"geomean_low", number_or_null(l.geomean_low)},
+                          {"geomean_high", number_or_null(l.geomean_high)},
                           {"failing", l.failing}};
   }
   json trend = json::array();
   for (const auto& t : s.trend) {
     trend.push_back(
-        {{"evaluation", t.evaluation}, {"geomean", optional_number(t.geomean)}, {"all_passed", t.all_passed}});
+        {{"evaluation", t.evaluation}, {"geomean", number_or_null(t.geomean)}, {"all_passed", t.all_passed}});
   }
   document["trend"] = trend;
   document["timed_evaluations_since_best"] = s.timed_evaluations_since_best;
