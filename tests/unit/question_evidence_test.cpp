@@ -33,7 +33,7 @@ class LogBuilder {
 
  private:
   LogBuilder& add(json value) {
-    records_.push_back({records_.size() + 1, std::move(value)});
+    records_.push_back(log_record(records_.size() + 1, std::move(value)));
     return *this;
   }
   std::vector<LogRecord> records_;

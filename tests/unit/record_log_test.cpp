@@ -203,5 +203,27 @@ TEST_F(RecordLogTest, DamagedLinesInTheMiddleAreReportedWithLineNumbers) {
   EXPECT_EQ(contents.damaged[2].reason, "empty line");
 }
 
+// The shared fields are read once, leniently: a key of another type than kseek writes reads as empty or 0 instead of
+// throwing in whichever reader meets it first.
+TEST(LogRecordFields, AreReadOnceAndLeniently) {
+  const LogRecord event = log_record(7, {{"type", "event"},
+                                         {"time", "2026-12-02T19:10:03Z"},
+                                         {"event", "stagnation"},
+                                         {"detail", "208 minutes"},
+                                         {"evaluation", 0}});
+  EXPECT_EQ(event.line, 7u);
+  EXPECT_EQ(event.type, "event");
+  EXPECT_EQ(event.event, "stagnation");
+  EXPECT_EQ(event.detail, "208 minutes");
+  EXPECT_EQ(event.time, "2026-12-02T19:10:03Z");
+  const LogRecord odd = log_record(8, {{"type", 3}, {"number", "six"}, {"steer_id", 2.5}, {"text", nullptr}});
+  EXPECT_EQ(odd.type, "");
+  EXPECT_EQ(odd.number, 0);
+  EXPECT_EQ(odd.steer_id, 0);
+  EXPECT_EQ(odd.text, "");
+  EXPECT_EQ(odd.value["number"], "six") << "the line itself is kept whole";
+  EXPECT_EQ(log_record(9, nlohmann::json::array({1, 2})).type, "");
+}
+
 }  // namespace
 }  // namespace kseek

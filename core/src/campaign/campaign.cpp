@@ -283,15 +283,15 @@ Result<CampaignConfig> parse_campaign_config(std::string_view text, std::string_
 
 std::optional<EvaluationSummary> evaluation_of(const LogRecord& record) {
   const json& v = record.value;
-  if (v.value("type", "") != "evaluation") return std::nullopt;
+  if (record.type != "evaluation") return std::nullopt;
   EvaluationSummary s;
-  s.number = v.value("number", 0);
-  s.time = v.value("time", "");
-  s.candidate_sha256 = v.value("candidate_sha256", "");
-  s.record_file = v.value("record_file", "");
-  s.record_sha256 = v.value("record_sha256", "");
-  s.status = v.value("status", "");
-  s.all_passed = v.value("all_passed", false);
+  s.number = record.number;
+  s.time = record.time;
+  s.candidate_sha256 = text_of(v, "candidate_sha256");
+  s.record_file = text_of(v, "record_file");
+  s.record_sha256 = text_of(v, "record_sha256");
+  s.status = text_of(v, "status");
+  s.all_passed = v.contains("all_passed") && v["all_passed"].is_boolean() && v["all_passed"].get<bool>();
   s.geomean = optional_number(v, "geomean");
   s.geomean_low = optional_number(v, "geomean_low");
   s.geomean_high = optional_number(v, "geomean_high");

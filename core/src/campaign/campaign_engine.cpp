@@ -67,14 +67,13 @@ std::vector<EvaluationSummary> evaluations(const std::vector<LogRecord>& log) {
 
 bool event_logged(const std::vector<LogRecord>& log, std::string_view name, int evaluation) {
   return std::any_of(log.begin(), log.end(), [&](const LogRecord& r) {
-    return r.value.value("type", "") == "event" && r.value.value("event", "") == name &&
-           r.value.value("evaluation", 0) == evaluation;
+    return r.type == "event" && r.event == name && r.evaluation == evaluation;
   });
 }
 
 std::string init_time(const std::vector<LogRecord>& log) {
   for (const auto& r : log) {
-    if (r.value.value("type", "") == "init") return r.value.value("time", "");
+    if (r.type == "init") return r.time;
   }
   return "";
 }
@@ -197,8 +196,8 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
   if (auto since = parse_utc_timestamp(p.best_time); since && !evals.empty()) {
     int already_logged = 0;
     for (const auto& r : log) {
-      if (r.value.value("type", "") == "event" && r.value.value("event", "") == "stagnation" &&
-          r.value.value("evaluation", -1) == 0 && r.value.value("time", "") >= p.best_time) {
+      if (r.type == "event" && r.event == "stagnation" && r.evaluation == 0 && r.value.contains("evaluation") &&
+          r.time >= p.best_time) {
         ++already_logged;
       }
     }
@@ -216,12 +215,8 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
 
 std::optional<CampaignEvent> unanswered_event(const std::vector<LogRecord>& log) {
   for (auto it = log.rbegin(); it != log.rend(); ++it) {
-    const std::string type = it->value.value("type", "");
-    if (type == "question") return std::nullopt;
-    if (type == "event") {
-      return CampaignEvent{it->value.value("event", ""), it->value.value("detail", ""),
-                           it->value.value("evaluation", 0)};
-    }
+    if (it->type == "question") return std::nullopt;
+    if (it->type == "event") return CampaignEvent{it->event, it->detail, it->evaluation};
   }
   return std::nullopt;
 }
@@ -229,10 +224,8 @@ std::optional<CampaignEvent> unanswered_event(const std::vector<LogRecord>& log)
 std::map<int, std::string> pending_steers(const std::vector<LogRecord>& log) {
   std::map<int, std::string> steers;
   for (const auto& r : log) {
-    const json& v = r.value;
-    const std::string type = v.value("type", "");
-    if (type == "steer") steers[v.value("steer_id", 0)] = v.value("text", "");
-    if (type == "question" && v.value("source", "") == "human") steers.erase(v.value("steer_id", 0));
+    if (r.type == "steer") steers[r.steer_id] = r.text;
+    if (r.type == "question" && r.source == "human") steers.erase(r.steer_id);
   }
   return steers;
 }
@@ -244,10 +237,9 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
   std::map<std::string, std::size_t> last_asked;  // question id -> position in the log
   std::string last_id;
   for (std::size_t i = 0; i < log.size(); ++i) {
-    const json& v = log[i].value;
-    if (v.value("type", "") == "question") {
-      last_asked[v.value("id", "")] = i + 1;
-      last_id = v.value("id", "");
+    if (log[i].type == "question") {
+      last_asked[log[i].id] = i + 1;
+      last_id = log[i].id;
     }
   }
   if (const auto steers = pending_steers(log); !steers.empty()) {
@@ -409,7 +401,7 @@ CampaignStatus campaign_status(const Campaign& campaign, const LogContents& log)
     status.open_events.push_back({e.name, e.detail, false});
   }
   if (auto e = unanswered_event(log.records)) status.open_events.push_back({e->name, e->detail, true});
-  for (const auto& r : log.records) status.record_counts[r.value.value("type", "?")] += 1;
+  for (const auto& r : log.records) status.record_counts[r.type.empty() ? "?" : r.type] += 1;
   for (const auto& d : log.damaged) status.damaged_lines.push_back({static_cast<int>(d.line), d.reason});
   // Whether the records could be verified here, with which key, and what that key's place means for them.
   const auto place = campaign.key_place();

@@ -59,19 +59,19 @@ std::vector<QuestionOutcomes> question_outcomes(const std::vector<CampaignLog>& 
     std::vector<std::pair<std::size_t, EvaluationSummary>> evals;
     double best = 1.0, best_high = 1.0;
     for (std::size_t i = 0; i < log.records.size(); ++i) {
-      const json& v = log.records[i].value;
-      if (auto e = evaluation_of(log.records[i])) {
+      const LogRecord& r = log.records[i];
+      if (auto e = evaluation_of(r)) {
         if (e->status != "COMPLETE") continue;
         evals.emplace_back(i, *e);
         if (is_improvement(*e, best, best_high, log.min_improvement)) {
           best = *e->geomean;
           best_high = e->geomean_high.value_or(best);
         }
-      } else if (v.value("type", "") == "question") {
-        const std::string id = v.value("id", "");
+      } else if (r.type == "question") {
+        const std::string& id = r.id;
         if (!by_id.contains(id)) {
           order.push_back(id);
-          by_id[id] = {id, v.value("pack", ""), v.value("text", "")};
+          by_id[id] = {id, r.pack, r.text};
         }
         asks.push_back({id, {i, best, best_high}});
       }
@@ -127,9 +127,8 @@ json harvest_human_questions(const std::vector<CampaignLog>& logs, const std::st
   std::vector<Group> groups;
   for (const auto& log : logs) {
     for (const auto& r : log.records) {
-      const json& v = r.value;
-      if (v.value("type", "") != "question" || v.value("source", "") != "human") continue;
-      const std::string text = v.value("text", "");
+      if (r.type != "question" || r.source != "human") continue;
+      const std::string& text = r.text;
       const auto words = words_of(text);
       auto it =
           std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return similarity(g.words, words) >= 0.6; });
@@ -139,7 +138,7 @@ json harvest_human_questions(const std::vector<CampaignLog>& logs, const std::st
       }
       it->texts.push_back(text);
       it->campaigns.insert(log.name);
-      it->events.insert(v.value("event", "stagnation"));
+      it->events.insert(r.event.empty() && !r.value.contains("event") ? "stagnation" : r.event);
     }
   }
   std::stable_sort(groups.begin(), groups.end(),

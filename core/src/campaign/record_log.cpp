@@ -70,10 +70,38 @@ void classify_line(std::string_view line, std::size_t number, bool has_newline, 
   }
   nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) return damaged("checksum matches but the text is not valid JSON");
-  out.records.push_back(LogRecord{number, std::move(value)});
+  out.records.push_back(log_record(number, std::move(value)));
 }
 
 }  // namespace
+
+LogRecord log_record(std::size_t line, nlohmann::json value) {
+  const auto text = [&](const char* key) {
+    const auto it = value.find(key);
+    return it != value.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto whole = [&](const char* key) {
+    const auto it = value.find(key);
+    return it != value.end() && it->is_number_integer() ? it->get<int>() : 0;
+  };
+  LogRecord r;
+  r.line = line;
+  if (value.is_object()) {
+    r.type = text("type");
+    r.time = text("time");
+    r.number = whole("number");
+    r.event = text("event");
+    r.detail = text("detail");
+    r.evaluation = whole("evaluation");
+    r.id = text("id");
+    r.pack = text("pack");
+    r.text = text("text");
+    r.source = text("source");
+    r.steer_id = whole("steer_id");
+  }
+  r.value = std::move(value);
+  return r;
+}
 
 Result<void> append_record(const std::filesystem::path& log, const nlohmann::json& record) {
   std::string text;

@@ -13,10 +13,29 @@
 
 namespace kseek {
 
+// One record, with the fields its readers share read once where the line enters (leniently: a log outlives the kseek
+// that wrote it, so a key that is missing or of another type reads as empty or 0). What only one reader needs (an
+// evaluation's scenarios, a claim's text) stays in `value`.
 struct LogRecord {
   std::size_t line = 0;  // 1-based line number in the log file
   nlohmann::json value;
+  std::string type;  // init, config, evaluation, event, question, steer, claim, answer, ...
+  std::string time;  // UTC, as written
+  int number = 0;    // an evaluation's number
+  // event: its name, what it says, and the evaluation it followed (0: raised by time); question: the event it answers
+  std::string event;
+  std::string detail;
+  int evaluation = 0;
+  // question: its id, pack, text and source ("bank", "human"); steer: its text; both: the steering number
+  std::string id;
+  std::string pack;
+  std::string text;
+  std::string source;
+  int steer_id = 0;
 };
+
+// The record of one parsed line: `value` and the shared fields read from it.
+LogRecord log_record(std::size_t line, nlohmann::json value);
 
 struct DamagedLine {
   std::size_t line = 0;  // 1-based line number in the log file
