@@ -246,6 +246,14 @@ void ServingWorker::stop(bool kill_now) {
   process_.reset();
 }
 
+json ServingWorker::forget_process(json result) {
+  process_->output->drain_rest();
+  process_->output->move_to(result);
+  ::close(process_->channel);
+  process_.reset();
+  return result;
+}
+
 Result<void> ServingWorker::start() {
   int sockets[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
@@ -289,15 +297,9 @@ json ServingWorker::run(const fs::path& job_file, const fs::path& result_file, d
   std::string reply;
   for (;;) {
     if (Clock::now() >= deadline) {
-      json timeout = timeout_verdict(timeout_seconds);
-      Process& p = *process_;
-      kill(p.pid, SIGKILL);
-      (void)reap(p.pid, 0.0);
-      p.output->drain_rest();
-      p.output->move_to(timeout);
-      ::close(p.channel);
-      process_.reset();
-      return timeout;
+      kill(process_->pid, SIGKILL);
+      (void)reap(process_->pid, 0.0);
+      return forget_process(timeout_verdict(timeout_seconds));
     }
     pollfd fds[2] = {{process_->channel, POLLIN, 0}, {process_->output->fd(), POLLIN, 0}};
     ::poll(fds, process_->output->fd() >= 0 ? 2 : 1, 20);
@@ -307,14 +309,8 @@ json ServingWorker::run(const fs::path& job_file, const fs::path& result_file, d
     const ssize_t n = ::recv(process_->channel, buffer, sizeof(buffer), MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
     if (n <= 0) {  // the worker is gone without a reply: it died during the job
-      Process& p = *process_;
-      const int status = reap(p.pid, 5.0);
-      p.output->drain_rest();
-      json result = read_result(result_file, status);
-      p.output->move_to(result);
-      ::close(p.channel);
-      process_.reset();
-      return result;
+      const int status = reap(process_->pid, 5.0);
+      return forget_process(read_result(result_file, status));
     }
     process_->replies.append(buffer, static_cast<std::size_t>(n));
     if (const auto newline = process_->replies.find('\n'); newline != std::string::npos) {

@@ -48,6 +48,8 @@ class ServingWorker {
   struct Process;
   Result<void> start();
   void stop(bool kill_now);
+  // For a process already reaped: what it printed goes into `result`, its channel is closed and it is forgotten.
+  nlohmann::json forget_process(nlohmann::json result);
 
   std::filesystem::path executable_;
   std::vector<std::string> arguments_;
