@@ -4,11 +4,13 @@
 
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/worker/gpu_description.hpp"
+#include "support/gpu_probes.hpp"
 
 namespace kseek {
 namespace {
 
 using nlohmann::json;
+using testing::probes_of;
 
 GpuDescription h200() {
   GpuDescription gpu;
@@ -64,9 +66,9 @@ TEST(GpuDescription, AWrongKeyIsAnErrorThatNamesIt) {
 }
 
 TEST(GpuDescription, AnAvailableProbeThatDoesNotReadIsNotUsedAndSaysWhy) {
-  const UsableGpus usable =
-      usable_gpus({{{"ordinal", 0}, {"available", true}, {"compute_capability", "sm90"}},
-                   {{"ordinal", 1}, {"available", true}, {"name", "NVIDIA H200"}, {"compute_capability", "9.0"}}});
+  const UsableGpus usable = usable_gpus(
+      probes_of({{{"ordinal", 0}, {"available", true}, {"compute_capability", "sm90"}},
+                 {{"ordinal", 1}, {"available", true}, {"name", "NVIDIA H200"}, {"compute_capability", "9.0"}}}));
   ASSERT_EQ(usable.gpus.size(), 1u);
   EXPECT_EQ(usable.gpus[0].gpu.ordinal, 1);
   EXPECT_EQ(usable.gpus[0].gpu.sm(), 90);

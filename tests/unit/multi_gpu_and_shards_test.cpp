@@ -13,6 +13,7 @@
 
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
+#include "support/gpu_probes.hpp"
 #include "support/temp_folder.hpp"
 
 namespace kseek {
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::probes_of;
 
 // ---- the multi-GPU scheduler ---------------------------------------------------------------------------------------
 
@@ -54,7 +56,7 @@ class MultiGpuScheduler : public ::testing::Test {
   std::vector<GpuTarget> gpus(const GpuSelection& selection) {
     std::vector<GpuTarget> targets;
     for (const auto& probe : probe_gpus(worker, selection, work)) {
-      if (!probe.value("available", false)) continue;
+      if (!probe.available) continue;
       auto target = gpu_target(probe);
       EXPECT_TRUE(target) << target.error().message;
       if (target) targets.push_back(std::move(*target));
@@ -84,11 +86,11 @@ class MultiGpuScheduler : public ::testing::Test {
 TEST_F(MultiGpuScheduler, ProbingAllFindsEveryFakeGpuAndStopsAtTheFirstMissingOrdinal) {
   ::setenv("KSEEK_FAKE_GPUS", "3", 1);
   const auto probes = probe_gpus(worker, {{}, true}, work);
-  ASSERT_EQ(probes.size(), 3u) << json(probes).dump();
+  ASSERT_EQ(probes.size(), 3u);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(probes[i].value("ordinal", -1), i);
-    EXPECT_EQ(probes[i].value("uuid", ""), "GPU-fake-" + std::to_string(i));
-    EXPECT_TRUE(probes[i].contains("peaks"));
+    EXPECT_EQ(probes[i].ordinal, i);
+    EXPECT_EQ(to_json(probes[i]).value("uuid", ""), "GPU-fake-" + std::to_string(i));
+    EXPECT_TRUE(probes[i].peaks);
   }
 }
 
@@ -97,21 +99,20 @@ TEST_F(MultiGpuScheduler, ProbingAllReportsABusyGpuAndStillFindsTheOnesAfterIt) 
   ::setenv("KSEEK_FAKE_BUSY_GPU", "1", 1);
   const auto probes = probe_gpus(worker, {{}, true}, work);
   ::unsetenv("KSEEK_FAKE_BUSY_GPU");
-  ASSERT_EQ(probes.size(), 4u) << json(probes).dump();
+  ASSERT_EQ(probes.size(), 4u);
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(probes[i].value("ordinal", -1), i);
-    EXPECT_EQ(probes[i].value("available", false), i != 1) << probes[i].dump();
+    EXPECT_EQ(probes[i].ordinal, i);
+    EXPECT_EQ(probes[i].available, i != 1) << to_json(probes[i]).dump();
   }
-  EXPECT_NE(probes[1].value("problem", "").find("DEVICES_UNAVAILABLE"), std::string::npos) << probes[1].dump();
+  EXPECT_NE(probes[1].problem.find("DEVICES_UNAVAILABLE"), std::string::npos) << probes[1].problem;
 }
 
 TEST(UsableGpus, OneModelPerEvaluationAndEveryOtherGpuSaysWhyItIsLeftOut) {
-  const std::vector<json> probes = {
-      {{"ordinal", 0}, {"available", true}, {"name", "NVIDIA H200"}},
-      {{"ordinal", 1}, {"available", false}, {"problem", "CUDA_ERROR_DEVICES_UNAVAILABLE"}},
-      {{"ordinal", 2}, {"available", true}, {"name", "NVIDIA H100 80GB HBM3"}},
-      {{"ordinal", 3}, {"available", true}, {"name", "NVIDIA H200"}}};
-  const UsableGpus usable = usable_gpus(probes);
+  const UsableGpus usable =
+      usable_gpus(probes_of({{{"ordinal", 0}, {"available", true}, {"name", "NVIDIA H200"}},
+                             {{"ordinal", 1}, {"available", false}, {"problem", "CUDA_ERROR_DEVICES_UNAVAILABLE"}},
+                             {{"ordinal", 2}, {"available", true}, {"name", "NVIDIA H100 80GB HBM3"}},
+                             {{"ordinal", 3}, {"available", true}, {"name", "NVIDIA H200"}}}));
   ASSERT_EQ(usable.gpus.size(), 2u);
   EXPECT_EQ(usable.gpus[0].gpu.ordinal, 0);
   EXPECT_EQ(usable.gpus[1].gpu.ordinal, 3);
@@ -121,7 +122,7 @@ TEST(UsableGpus, OneModelPerEvaluationAndEveryOtherGpuSaysWhyItIsLeftOut) {
 
   // Without a driver every ordinal fails the same way: one reason, no GPU.
   const json no_driver = {{"available", false}, {"problem", "no CUDA driver"}};
-  const UsableGpus none = usable_gpus({no_driver, no_driver, no_driver});
+  const UsableGpus none = usable_gpus(probes_of({no_driver, no_driver, no_driver}));
   EXPECT_TRUE(none.gpus.empty());
   EXPECT_EQ(none.not_used, "no CUDA driver");
 }
@@ -129,10 +130,10 @@ TEST(UsableGpus, OneModelPerEvaluationAndEveryOtherGpuSaysWhyItIsLeftOut) {
 TEST_F(MultiGpuScheduler, AnExplicitOrdinalThatDoesNotExistIsReportedWithItsProblem) {
   const auto probes = probe_gpus(worker, {{0, 5}, false}, work);
   ASSERT_EQ(probes.size(), 2u);
-  EXPECT_TRUE(probes[0].value("available", false));
-  EXPECT_FALSE(probes[1].value("available", true));
-  EXPECT_EQ(probes[1].value("ordinal", -1), 5);
-  EXPECT_NE(probes[1].value("problem", "").find("INVALID_DEVICE"), std::string::npos) << probes[1].dump();
+  EXPECT_TRUE(probes[0].available);
+  EXPECT_FALSE(probes[1].available);
+  EXPECT_EQ(probes[1].ordinal, 5);
+  EXPECT_NE(probes[1].problem.find("INVALID_DEVICE"), std::string::npos) << probes[1].problem;
 }
 
 TEST_F(MultiGpuScheduler, TwoGpusRunAtOnceAndEachResultNamesItsGpu) {

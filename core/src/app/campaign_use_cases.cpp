@@ -265,7 +265,7 @@ Result<SteerOutcome> campaign_steer(const fs::path& dir, const std::string& text
   if (!log) return log.error();
   int next = 1;
   for (const auto& r : log->records) {
-    if (r.value.value("type", "") == "steer") next = std::max(next, r.value.value("steer_id", 0) + 1);
+    if (r.type == "steer") next = std::max(next, r.steer_id + 1);
   }
   if (auto a = campaign->append("steer", {{"text", text}, {"steer_id", next}}); !a) return a.error();
   return SteerOutcome{next, text};
@@ -343,10 +343,7 @@ json to_json(const ClaimOutcome& outcome) {
 }
 
 json to_json(const SteerOutcome& outcome) {
-  return {{"status", "OK"},
-          {"steer_id", outcome.steer_id},
-          {"text", outcome.text},
-          {"note", "the agent receives it at its next hook or `kseek ask`"}};
+  return {{"status", "OK"}, {"steer_id", outcome.steer_id}, {"text", outcome.text}, {"note", kSteerDelivery}};
 }
 
 json to_json(const GateOutcome& outcome) {

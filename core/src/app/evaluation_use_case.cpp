@@ -43,15 +43,14 @@ Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options
   }
   args.file = campaign->candidate_path();
   if (!c.constraints.is_null()) constraints_override = c.constraints;
-  const auto& e = c.eval;
-  if (e.is_object()) {
+  if (c.eval) {
     auto& sampling = args.settings.sampling;
-    sampling.min_rounds = e.value("min_rounds", sampling.min_rounds);
-    sampling.settled_rounds = e.value("settled_rounds", sampling.settled_rounds);
-    sampling.max_rounds = e.value("max_rounds", sampling.max_rounds);
-    sampling.time_budget_seconds = e.value("time_budget", sampling.time_budget_seconds);
-    sampling.target_relative_half_width = e.value("target_ci", sampling.target_relative_half_width);
-    args.settings.scenario_timeout_seconds = e.value("scenario_timeout", args.settings.scenario_timeout_seconds);
+    sampling.min_rounds = c.eval->min_rounds.value_or(sampling.min_rounds);
+    sampling.settled_rounds = c.eval->settled_rounds.value_or(sampling.settled_rounds);
+    sampling.max_rounds = c.eval->max_rounds.value_or(sampling.max_rounds);
+    sampling.time_budget_seconds = c.eval->time_budget.value_or(sampling.time_budget_seconds);
+    sampling.target_relative_half_width = c.eval->target_ci.value_or(sampling.target_relative_half_width);
+    args.settings.scenario_timeout_seconds = c.eval->scenario_timeout.value_or(args.settings.scenario_timeout_seconds);
   }
   return Ok{};
 }

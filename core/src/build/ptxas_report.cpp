@@ -2,8 +2,11 @@
 // It must never attribute a line to a kernel other than the entry ptxas announced last.
 #include "kseek/core/build/ptxas_report.hpp"
 
+#include "kseek/core/util/json_binding.hpp"
+
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace kseek {
@@ -44,26 +47,29 @@ std::vector<KernelResources> parse_ptxas_report(std::string_view log) {
   return kernels;
 }
 
-void to_json(nlohmann::json& j, const KernelResources& v) {
-  j = {{"kernel", v.kernel},
-       {"registers", v.registers},
-       {"barriers", v.barriers},
-       {"stack_frame_bytes", v.stack_frame_bytes},
-       {"spill_store_bytes", v.spill_store_bytes},
-       {"spill_load_bytes", v.spill_load_bytes},
-       {"static_shared_bytes", v.static_shared_bytes},
-       {"constant_bytes", v.constant_bytes}};
+template <class Io>
+void bind_keys(Io& io, KernelResources& v) {
+  io("kernel", v.kernel);
+  io("registers", v.registers);
+  io("barriers", v.barriers);
+  io("stack_frame_bytes", v.stack_frame_bytes);
+  io("spill_store_bytes", v.spill_store_bytes);
+  io("spill_load_bytes", v.spill_load_bytes);
+  io("static_shared_bytes", v.static_shared_bytes);
+  io("constant_bytes", v.constant_bytes);
+  io.no_other_keys();
 }
 
+void to_json(nlohmann::json& j, const KernelResources& v) { j = json_binding::write_bound(v); }
+
+// nlohmann's hook throws; a cached compile output whose kernel list does not read is then rebuilt by its caller.
 void from_json(const nlohmann::json& j, KernelResources& v) {
-  j.at("kernel").get_to(v.kernel);
-  j.at("registers").get_to(v.registers);
-  v.barriers = j.value("barriers", 0);
-  v.stack_frame_bytes = j.value("stack_frame_bytes", std::uint64_t{0});
-  v.spill_store_bytes = j.value("spill_store_bytes", std::uint64_t{0});
-  v.spill_load_bytes = j.value("spill_load_bytes", std::uint64_t{0});
-  v.static_shared_bytes = j.value("static_shared_bytes", std::uint64_t{0});
-  v.constant_bytes = j.value("constant_bytes", std::uint64_t{0});
+  if (!j.is_object() || !j.contains("kernel") || !j.contains("registers")) {
+    throw std::runtime_error("kernel resources: needs at least \"kernel\" and \"registers\", found " + j.dump());
+  }
+  auto read = json_binding::read_bound<KernelResources>(j, "kernel resources");
+  if (!read) throw std::runtime_error(read.error().message);
+  v = std::move(*read);
 }
 
 }  // namespace kseek

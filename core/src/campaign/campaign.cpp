@@ -20,6 +20,7 @@
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/questions/question_pack.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/json_binding.hpp"
 #include "kseek/core/util/json_values.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/sdk/version.hpp"
@@ -28,17 +29,30 @@ namespace kseek {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+template <class Io>
+void bind_keys(Io& io, CampaignThresholds& v) {
+  io("stagnation_evaluations", v.stagnation_evaluations);
+  io("stagnation_minutes", v.stagnation_minutes);
+  io("min_improvement", v.min_improvement);
+  io("suspicious_win_ratio", v.suspicious_win_ratio);
+  io("hook_block_budget", v.hook_block_budget);
+  io.no_other_keys();
+}
+
+template <class Io>
+void bind_keys(Io& io, CampaignEvalSettings& v) {
+  io("min_rounds", v.min_rounds);
+  io("settled_rounds", v.settled_rounds);
+  io("max_rounds", v.max_rounds);
+  io("time_budget", v.time_budget);
+  io("target_ci", v.target_ci);
+  io("scenario_timeout", v.scenario_timeout);
+  io.no_other_keys();
+}
+
 namespace {
 
 constexpr const char* kConfigFile = "campaign.json";
-
-json thresholds_json(const CampaignThresholds& t) {
-  return {{"stagnation_evaluations", t.stagnation_evaluations},
-          {"stagnation_minutes", t.stagnation_minutes},
-          {"min_improvement", t.min_improvement},
-          {"suspicious_win_ratio", t.suspicious_win_ratio},
-          {"hook_block_budget", t.hook_block_budget}};
-}
 
 // Reads config fields one by one so every problem names its key; unknown keys are refused.
 class ConfigReader {
@@ -88,38 +102,26 @@ class ConfigReader {
       c.constraints = root_["constraints"];
     }
     if (root_.contains("eval")) {
-      const json& e = root_["eval"];
-      if (!e.is_object()) return problem("eval", "must be an object");
-      for (const auto& [key, value] : e.items()) {
-        static const std::set<std::string> eval_keys = {"min_rounds",  "settled_rounds", "max_rounds",
-                                                        "time_budget", "target_ci",      "scenario_timeout"};
-        if (!eval_keys.contains(key)) return problem("eval." + key, "unknown key");
-        if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 1e9) {
+      CampaignEvalSettings eval;
+      if (auto e = json_binding::Reader::read(root_["eval"], eval, "eval")) return problem_at(*e);
+      for (const auto& [key, value] : root_["eval"].items()) {
+        if (value.get<double>() <= 0 || value.get<double>() > 1e9) {
           return problem("eval." + key, "must be a positive number (at most 1e9)");
         }
       }
-      c.eval = e;
+      c.eval = eval;
     }
     if (root_.contains("thresholds")) {
-      const json& t = root_["thresholds"];
-      if (!t.is_object()) return problem("thresholds", "must be an object");
-      const json defaults = thresholds_json(c.thresholds);
-      for (const auto& [key, value] : t.items()) {
-        if (!defaults.contains(key)) return problem("thresholds." + key, "unknown key");
-        if (!value.is_number() || value.get<double>() <= 0)
-          return problem("thresholds." + key, "must be a positive number");
+      if (auto e = json_binding::Reader::read(root_["thresholds"], c.thresholds, "thresholds")) return problem_at(*e);
+      for (const auto& [key, value] : root_["thresholds"].items()) {
+        if (value.get<double>() <= 0) return problem("thresholds." + key, "must be a positive number");
         // Counts are whole numbers a person would write; anything past a million is a typo, not a setting.
         const bool count = key == "stagnation_evaluations" || key == "hook_block_budget";
-        if (count && (value.get<double>() != std::floor(value.get<double>()) || value.get<double>() > 1e6)) {
+        if (count && value.get<double>() > 1e6) {
           return problem("thresholds." + key, "must be a whole number from 1 to 1000000");
         }
         if (!count && value.get<double>() > 1e9) return problem("thresholds." + key, "is out of range");
       }
-      c.thresholds.stagnation_evaluations = t.value("stagnation_evaluations", c.thresholds.stagnation_evaluations);
-      c.thresholds.stagnation_minutes = t.value("stagnation_minutes", c.thresholds.stagnation_minutes);
-      c.thresholds.min_improvement = t.value("min_improvement", c.thresholds.min_improvement);
-      c.thresholds.suspicious_win_ratio = t.value("suspicious_win_ratio", c.thresholds.suspicious_win_ratio);
-      c.thresholds.hook_block_budget = t.value("hook_block_budget", c.thresholds.hook_block_budget);
       if (c.thresholds.suspicious_win_ratio <= 1.0)
         return problem("thresholds.suspicious_win_ratio", "must be above 1");
     }
@@ -127,6 +129,12 @@ class ConfigReader {
   }
 
  private:
+  // A json_binding error ("thresholds.x: unknown key"), quoted the way problem() quotes its key.
+  Error problem_at(const std::string& path_and_what) {
+    const auto colon = path_and_what.find(": ");
+    if (colon == std::string::npos) return problem("", path_and_what);
+    return problem(path_and_what.substr(0, colon), path_and_what.substr(colon + 2));
+  }
   Error problem(const std::string& key, const std::string& what) {
     error_ =
         make_error(key.empty() ? fmt::format("{}: {}", file_, what) : fmt::format("{}: '{}': {}", file_, key, what));
@@ -259,10 +267,10 @@ json to_json(const CampaignConfig& c) {
             {"packs", c.packs},
             {"questions", c.questions},
             {"peer", c.peer},
-            {"thresholds", thresholds_json(c.thresholds)},
+            {"thresholds", json_binding::write_bound(c.thresholds)},
             {"created_at", c.created_at}};
   if (!c.scenarios.empty()) j["scenarios"] = c.scenarios;
-  if (!c.eval.is_null()) j["eval"] = c.eval;
+  if (c.eval) j["eval"] = json_binding::write_bound(*c.eval);
   if (!c.plugin_dirs.empty()) j["plugin_dirs"] = c.plugin_dirs;
   if (!c.pack_files.empty()) j["pack_files"] = c.pack_files;
   return j;

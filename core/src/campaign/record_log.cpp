@@ -98,6 +98,8 @@ LogRecord log_record(std::size_t line, nlohmann::json value) {
     r.text = text("text");
     r.source = text("source");
     r.steer_id = whole("steer_id");
+    r.via = text("via");
+    r.hook = text("hook");
   }
   r.value = std::move(value);
   return r;

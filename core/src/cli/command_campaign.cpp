@@ -119,13 +119,40 @@ void print_status(const CampaignStatus& s) {
   }
 }
 
-void print_question(const json& d) {
-  if (d.contains("question") && d["question"].is_object()) {
-    const auto& q = d["question"];
-    std::cout << fmt::format("[{}] {}\n", d.value("event", q.value("event", "")), q.value("text", ""));
+// A use case's outcome: --json prints its document (the one the MCP tool returns), people get `human` printed from
+// the type; an error goes to stderr (or is the JSON document) with the usage exit code.
+template <class Outcome, class Human>
+int show(const GlobalOptions& options, const Result<Outcome>& outcome, Human&& human, int exit_code = kExitOk) {
+  if (!outcome) return fail(options, kExitUsage, "ERROR", outcome.error().message);
+  if (options.json) {
+    print_json(app::to_json(*outcome));
   } else {
-    std::cout << d.value("note", "no question") << "\n";
+    human(*outcome);
   }
+  return exit_code;
+}
+
+void print_question(const app::AskOutcome& asked) {
+  if (asked.question) {
+    const auto& q = *asked.question;
+    std::cout << fmt::format("[{}] {}\n", asked.event.empty() ? q.event : asked.event, q.chosen.text);
+  } else {
+    std::cout << (asked.note.empty() ? "no question" : asked.note) << "\n";
+  }
+}
+
+void print_claim(const app::ClaimOutcome& claim) {
+  std::cout << fmt::format("claim recorded; goal {}\n", claim.gate.holds ? "MET" : "not met");
+  for (const auto& u : claim.gate.unmet()) std::cout << "  - " << u << "\n";
+  if (claim.question) std::cout << "question: " << claim.question->chosen.text << "\n";
+}
+
+void print_gate(const app::GateOutcome& gate) {
+  std::cout << fmt::format("goal {}: {}\n", gate.gate.holds ? "MET" : "UNMET", gate.goal);
+  for (const auto& t : gate.gate.terms) {
+    std::cout << fmt::format("  {} {}: {}\n", t.holds ? "met  " : "UNMET", t.source, t.explanation);
+  }
+  if (!gate.gate.evidence_problem.empty()) std::cout << "  " << gate.gate.evidence_problem << "\n";
 }
 
 }  // namespace
@@ -181,7 +208,7 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
     add_dir(c);
     c->add_option("--event", *event, "Ask for this event instead of the newest unanswered one");
     c->callback([&options, &exit_code, dir, event] {
-      exit_code = render(options, campaign_ask(options, campaign_dir_or_cwd(*dir), *event, "cli"), print_question);
+      exit_code = show(options, app::campaign_ask(options, campaign_dir_or_cwd(*dir), *event, "cli"), print_question);
     });
   }
   {
@@ -196,12 +223,7 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
       std::string joined;
       for (const auto& t : *text) joined += (joined.empty() ? "" : " ") + t;
       exit_code =
-          render(options, campaign_claim(options, campaign_dir_or_cwd(*dir), *kind, joined, "cli"), [](const json& d) {
-            std::cout << fmt::format("claim recorded; goal {}\n", d["gate"].value("holds", false) ? "MET" : "not met");
-            for (const auto& u : d["gate"].value("unmet", json::array()))
-              std::cout << "  - " << u.get<std::string>() << "\n";
-            if (d["question"].is_object()) std::cout << "question: " << d["question"].value("text", "") << "\n";
-          });
+          show(options, app::campaign_claim(options, campaign_dir_or_cwd(*dir), *kind, joined, "cli"), print_claim);
     });
   }
   {
@@ -212,9 +234,10 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
     c->callback([&options, &exit_code, dir, text] {
       std::string joined;
       for (const auto& t : *text) joined += (joined.empty() ? "" : " ") + t;
-      exit_code = render(options, campaign_steer(options, campaign_dir_or_cwd(*dir), joined), [](const json& d) {
-        std::cout << fmt::format("steering question {} queued: {}\n", d.value("steer_id", 0), d.value("note", ""));
-      });
+      exit_code =
+          show(options, app::campaign_steer(campaign_dir_or_cwd(*dir), joined), [](const app::SteerOutcome& steer) {
+            std::cout << fmt::format("steering question {} queued: {}\n", steer.steer_id, app::kSteerDelivery);
+          });
     });
   }
   {
@@ -222,14 +245,8 @@ void register_campaign_commands(CLI::App& app, GlobalOptions& options, int& exit
         app.add_subcommand("gate", "Exit 0 when the goal holds for the current candidate, else 1 with the unmet terms");
     add_dir(c);
     c->callback([&options, &exit_code, dir] {
-      exit_code = render(options, campaign_gate(options, campaign_dir_or_cwd(*dir), "cli"), [](const json& d) {
-        std::cout << fmt::format("goal {}: {}\n", d.value("status", ""), d.value("goal", ""));
-        for (const auto& t : d.value("terms", json::array())) {
-          std::cout << fmt::format("  {} {}: {}\n", t.value("holds", false) ? "met  " : "UNMET", t.value("source", ""),
-                                   t.value("explanation", ""));
-        }
-        if (!d.value("evidence_problem", "").empty()) std::cout << "  " << d.value("evidence_problem", "") << "\n";
-      });
+      const auto gate = app::campaign_gate(campaign_dir_or_cwd(*dir), "cli");
+      exit_code = show(options, gate, print_gate, gate && gate->gate.holds ? kExitOk : kExitVerdict);
     });
   }
   {

@@ -539,18 +539,18 @@ int hook_post_tool(const GlobalOptions& options, const HookArgs& args) {
   // question waiting for delivery.
   std::size_t last_injection = 0;
   for (std::size_t i = 0; i < log->records.size(); ++i) {
-    const json& v = log->records[i].value;
-    if (v.value("type", "") == "hook" && v.value("hook", "") == "post-tool") last_injection = i + 1;
+    const LogRecord& r = log->records[i];
+    if (r.type == "hook" && r.hook == "post-tool") last_injection = i + 1;
   }
-  const json* fresh = nullptr;
+  const LogRecord* fresh = nullptr;
   for (std::size_t i = last_injection; i < log->records.size(); ++i) {
-    const json& v = log->records[i].value;
+    const LogRecord& r = log->records[i];
     // Questions a hook delivered itself (session start, a stop) are not repeated here.
-    if (v.value("type", "") == "question" && !v.value("via", "").starts_with("hook:")) fresh = &v;
+    if (r.type == "question" && !r.via.starts_with("hook:")) fresh = &r;
   }
   std::string text;
   if (fresh != nullptr) {
-    text = fmt::format("kseek: event {}. Question: {}", fresh->value("event", ""), fresh->value("text", ""));
+    text = fmt::format("kseek: event {}. Question: {}", fresh->event, fresh->text);
   } else {
     if (pending_steers(log->records).empty()) return kExitOk;
     auto asked = app::campaign_ask(options, campaign->dir(), "", "hook:post-tool");

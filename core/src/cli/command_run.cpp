@@ -188,7 +188,7 @@ std::vector<std::string> agent_environment(const fs::path& dir, int session,
 // Records of `type` in the log after position `from` (0-based index into records).
 int count_after(const LogContents& log, std::size_t from, std::string_view type) {
   int n = 0;
-  for (std::size_t i = from; i < log.records.size(); ++i) n += log.records[i].value.value("type", "") == type;
+  for (std::size_t i = from; i < log.records.size(); ++i) n += log.records[i].type == type;
   return n;
 }
 

@@ -3,9 +3,10 @@
 #include "kseek/core/eval/evaluation_record.hpp"
 
 #include <array>
-#include <type_traits>
 
 #include <fmt/format.h>
+
+#include "kseek/core/util/json_binding.hpp"
 
 namespace kseek {
 using nlohmann::json;
@@ -18,7 +19,26 @@ constexpr std::array<std::pair<RecordStatus, std::string_view>, 3> kRecordStatus
     {RecordStatus::kBuildFailed, "BUILD_FAILED"},
 }};
 
-// ---- the keys of each level, listed once ---------------------------------------------------------------------------
+}  // namespace
+
+// ---- the two enums' names, for json_binding
+// --------------------------------------------------------------------------
+
+std::optional<std::string> read_enum(std::string_view text, Status& out) {
+  auto status = parse_status(text);
+  if (!status) return status.error().message;
+  out = *status;
+  return std::nullopt;
+}
+
+std::optional<std::string> read_enum(std::string_view text, RecordStatus& out) {
+  const auto status = record_status_from_string(text);
+  if (!status) return fmt::format("expected COMPLETE, NEEDS_GPU or BUILD_FAILED, found \"{}\"", text);
+  out = *status;
+  return std::nullopt;
+}
+
+// ---- the keys of each level, listed once (in namespace kseek: json_binding finds them by argument-dependent lookup)
 
 template <class Io>
 void bind_keys(Io& io, OutputCheck& v) {
@@ -270,179 +290,8 @@ void bind_keys(Io& io, EvaluationRecord& v) {
   io.unmodelled(v.unmodelled);
 }
 
-// ---- reading -------------------------------------------------------------------------------------------------------
-
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
-class Reader;
-// Not named `bind`: argument-dependent lookup would find std::bind for std::string and std::vector fields.
-template <class T>
-concept Level = requires(Reader& r, T& v) {
-  bind_keys(r, v);
-};
-
-// Takes each modelled key out of a copy of the object; what is left is the level's unmodelled keys. The first wrong
-// key stops the reading (the later ones are not looked at).
-class Reader {
- public:
-  Reader(const json& object, std::string path) : rest_(object), path_(std::move(path)) {}
-
-  template <class T>
-  void operator()(const char* key, T& field) {
-    if (error_) return;
-    const auto it = rest_.find(key);
-    if (it == rest_.end()) return;  // plain fields keep their defaults, optional ones stay empty
-    error_ = read(*it, field, path_.empty() ? std::string(key) : path_ + "." + key);
-    rest_.erase(it);
-  }
-
-  void unmodelled(json& keys) {
-    if (!error_) keys = std::move(rest_);
-  }
-
-  std::optional<std::string> error() const { return error_; }
-
-  static std::optional<std::string> wrong(const std::string& path, std::string_view expected, const json& found) {
-    std::string shown = found.dump();
-    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
-    return fmt::format("{}: expected {}, found {}", path, expected, shown);
-  }
-
-  template <class T>
-  static std::optional<std::string> read(const json& j, T& out, const std::string& path) {
-    if constexpr (IsOptional<T>::value) {
-      typename T::value_type value{};
-      if (auto e = read(j, value, path)) return e;
-      out = std::move(value);
-      return std::nullopt;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      if (!j.is_boolean()) return wrong(path, "true or false", j);
-      out = j.get<bool>();
-    } else if constexpr (std::is_integral_v<T>) {
-      if (!j.is_number_integer()) return wrong(path, "an integer", j);
-      if (std::is_unsigned_v<T> && !j.is_number_unsigned() && j.get<std::int64_t>() < 0) {
-        return wrong(path, "an integer >= 0", j);
-      }
-      out = j.get<T>();
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (!j.is_number()) return wrong(path, "a number", j);
-      out = j.get<double>();
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      if (!j.is_string()) return wrong(path, "a string", j);
-      out = j.get<std::string>();
-    } else if constexpr (std::is_same_v<T, json>) {
-      out = j;
-    } else if constexpr (std::is_same_v<T, Status>) {
-      if (!j.is_string()) return wrong(path, "a status string (PASSED, FAILED, ...)", j);
-      auto status = parse_status(j.get<std::string>());
-      if (!status) return fmt::format("{}: {}", path, status.error().message);
-      out = *status;
-    } else if constexpr (std::is_same_v<T, RecordStatus>) {
-      const auto status = j.is_string() ? record_status_from_string(j.get<std::string>()) : std::nullopt;
-      if (!status) return wrong(path, "COMPLETE, NEEDS_GPU or BUILD_FAILED", j);
-      out = *status;
-    } else if constexpr (Level<T>) {
-      if (!j.is_object()) return wrong(path, "an object", j);
-      Reader nested(j, path);
-      bind_keys(nested, out);
-      return nested.error();
-    } else {
-      return read_container(j, out, path);
-    }
-    return std::nullopt;
-  }
-
-  template <class T>
-  static std::optional<std::string> read_container(const json& j, std::vector<T>& out, const std::string& path) {
-    if (!j.is_array()) return wrong(path, "an array", j);
-    out.clear();
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      T item{};
-      if (auto e = read(j[i], item, fmt::format("{}[{}]", path, i))) return e;
-      out.push_back(std::move(item));
-    }
-    return std::nullopt;
-  }
-
-  template <class V>
-  static std::optional<std::string> read_container(const json& j, std::map<std::string, V>& out,
-                                                   const std::string& path) {
-    if (!j.is_object()) return wrong(path, "an object", j);
-    out.clear();
-    for (const auto& [key, item] : j.items()) {
-      if (auto e = read(item, out[key], path + "." + key)) return e;
-    }
-    return std::nullopt;
-  }
-
- private:
-  json rest_;
-  std::string path_;
-  std::optional<std::string> error_;
-};
-
-// ---- writing -------------------------------------------------------------------------------------------------------
-
-class Writer;
-template <class T>
-concept WritableLevel = requires(Writer& w, T& v) {
-  bind_keys(w, v);
-};
-
-class Writer {
- public:
-  template <class T>
-  void operator()(const char* key, const T& field) {
-    if constexpr (IsOptional<T>::value) {
-      if (field) out_[key] = write(*field);
-    } else {
-      out_[key] = write(field);
-    }
-  }
-
-  void unmodelled(const json& keys) {
-    for (const auto& [key, item] : keys.items()) out_[key] = item;
-  }
-
-  json take() { return std::move(out_); }
-
-  template <class T>
-  static json write(const T& value) {
-    if constexpr (std::is_same_v<T, Status> || std::is_same_v<T, RecordStatus>) {
-      return std::string(to_string(value));
-    } else if constexpr (WritableLevel<T>) {
-      Writer nested;
-      // bind_keys lists the keys for both directions; the writer only reads the fields.
-      bind_keys(nested, const_cast<T&>(value));
-      return nested.take();
-    } else if constexpr (requires { value.begin(); } && !std::is_same_v<T, std::string> && !std::is_same_v<T, json>) {
-      json out = std::is_same_v<T, std::vector<typename T::value_type>> ? json::array() : json::object();
-      if constexpr (std::is_same_v<T, std::vector<typename T::value_type>>) {
-        for (const auto& item : value) out.push_back(write(item));
-      } else {
-        for (const auto& [key, item] : value) out[key] = write(item);
-      }
-      return out;
-    } else {
-      return json(value);
-    }
-  }
-
- private:
-  json out_ = json::object();
-};
-
-template <class T>
-Result<T> read_level(const json& j, std::string_view what) {
-  T value{};
-  if (auto e = Reader::read(j, value, "")) return make_error(fmt::format("{}: {}", what, *e));
-  return value;
-}
-
-}  // namespace
+using json_binding::read_bound;
+using json_binding::write_bound;
 
 std::string_view to_string(RecordStatus status) {
   for (const auto& [s, name] : kRecordStatusNames) {
@@ -479,28 +328,28 @@ Result<EvaluationRecord> evaluation_record_from_json(const json& record) {
                                   record.contains("schema") ? record["schema"].dump() : "missing", kEvalRecordSchema));
   }
   if (!record.contains("status")) return make_error("evaluation record: status is missing");
-  return read_level<EvaluationRecord>(record, "evaluation record");
+  return read_bound<EvaluationRecord>(record, "evaluation record");
 }
 
-json to_json(const EvaluationRecord& record) { return Writer::write(record); }
+json to_json(const EvaluationRecord& record) { return write_bound(record); }
 
 Result<ScenarioOutcome> scenario_outcome_from_json(const json& outcome) {
   if (!outcome.is_object() || !outcome.contains("status")) {
     return make_error("scenario outcome: expected an object with a status");
   }
-  return read_level<ScenarioOutcome>(outcome, "scenario outcome");
+  return read_bound<ScenarioOutcome>(outcome, "scenario outcome");
 }
 
-json to_json(const ScenarioOutcome& outcome) { return Writer::write(outcome); }
+json to_json(const ScenarioOutcome& outcome) { return write_bound(outcome); }
 
-Result<RecordedBuild> recorded_build_from_json(const json& build) { return read_level<RecordedBuild>(build, "build"); }
+Result<RecordedBuild> recorded_build_from_json(const json& build) { return read_bound<RecordedBuild>(build, "build"); }
 
 Result<RecordEnvironment> record_environment_from_json(const json& environment) {
-  return read_level<RecordEnvironment>(environment, "environment");
+  return read_bound<RecordEnvironment>(environment, "environment");
 }
 
-json to_json(const RecordSummary& summary) { return Writer::write(summary); }
+json to_json(const RecordSummary& summary) { return write_bound(summary); }
 
-json to_json(const RecordStages& stages) { return Writer::write(stages); }
+json to_json(const RecordStages& stages) { return write_bound(stages); }
 
 }  // namespace kseek

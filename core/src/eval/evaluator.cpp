@@ -270,8 +270,8 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 // The record's environment: the toolkit, then the first usable GPU's probe (its identity, bandwidth and peaks), as the
 // worker wrote it; with --gpus every probe, and why a probed GPU was not used.
-RecordEnvironment record_environment(const UsableGpus& usable, const std::vector<json>& probes, bool several_gpus) {
-  json probe = usable.gpus.front().probe;
+RecordEnvironment record_environment(const UsableGpus& usable, const std::vector<GpuProbe>& probes, bool several_gpus) {
+  json probe = to_json(usable.gpus.front().probe);
   probe.erase("ordinal");
   RecordEnvironment environment;
   if (auto read = record_environment_from_json(probe)) {
@@ -281,7 +281,10 @@ RecordEnvironment record_environment(const UsableGpus& usable, const std::vector
   }
   environment.nvrtc_version = nvrtc_version();
   environment.cuda_headers_version = fmt::format("{}.{}", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
-  if (several_gpus) environment.gpus = probes;
+  if (several_gpus) {
+    environment.gpus = json::array();
+    for (const auto& p : probes) environment.gpus->push_back(to_json(p));
+  }
   if (!usable.not_used.empty()) environment.unmodelled["gpus_not_used"] = usable.not_used;  // busy, broken, other model
   return environment;
 }
@@ -384,7 +387,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
   // The devices, probed in workers (this process never holds a context).
   const auto probe_started = Clock::now();
   GpuSelection selection{several_gpus ? settings.devices : std::vector<int>{settings.device}, settings.all_devices};
-  const std::vector<json> probes = probe_gpus(worker.executable, selection, work);
+  const std::vector<GpuProbe> probes = probe_gpus(worker.executable, selection, work);
   phases.probe = seconds_since(probe_started);
   const UsableGpus usable = usable_gpus(probes);
   if (usable.gpus.empty()) {

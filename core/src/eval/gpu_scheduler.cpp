@@ -51,30 +51,44 @@ std::optional<DeclaredPeaks> declared_peaks(const std::string& gpu_name) {
 
 namespace {
 
-// The declared FLOP/s and the measured (else declared) bandwidth, added to a probe as "peaks".
-void add_peaks(json& probe) {
-  const auto declared = declared_peaks(probe.value("name", ""));
-  const double measured_bw = probe.value("copy_bandwidth_bytes_per_second", 0.0);
-  probe["peaks"] = {{"dense_bf16_flops", declared ? declared->dense_bf16_flops : 0.0},
-                    {"fastest_flops", declared ? declared->fastest_flops : 0.0},
-                    {"flops_source", declared ? "declared" : "unknown"},
-                    {"bytes_per_second", measured_bw > 0 ? measured_bw : (declared ? declared->bytes_per_second : 0.0)},
-                    {"bytes_source", measured_bw > 0 ? "measured (device-to-device copy, read + write)" : "declared"}};
+double measured_bandwidth(const GpuProbe& probe) { return probe.copy_bandwidth_bytes_per_second.value_or(0.0); }
+
+// The declared FLOP/s and the measured (else declared) bandwidth of an available GPU, given its name.
+GpuPeaks peaks_of(const GpuProbe& probe, const std::string& gpu_name) {
+  const auto declared = declared_peaks(gpu_name);
+  const double measured_bw = measured_bandwidth(probe);
+  GpuPeaks peaks;
+  peaks.dense_bf16_flops = declared ? declared->dense_bf16_flops : 0.0;
+  peaks.fastest_flops = declared ? declared->fastest_flops : 0.0;
+  peaks.flops_source = declared ? "declared" : "unknown";
+  peaks.bytes_per_second = measured_bw > 0 ? measured_bw : (declared ? declared->bytes_per_second : 0.0);
+  peaks.bytes_source = measured_bw > 0 ? "measured (device-to-device copy, read + write)" : "declared";
+  return peaks;
 }
 
-json probe_one(const fs::path& executable, int ordinal, const fs::path& work) {
+GpuProbe probe_one(const fs::path& executable, int ordinal, const fs::path& work) {
   const fs::path file = work / fmt::format("probe-{}.json", ordinal);
-  json probe = run_worker(executable, {"--probe", file.string(), "--device", std::to_string(ordinal)}, file, 60.0);
-  if (!probe.is_object()) probe = {{"available", false}, {"problem", "the probe wrote no JSON object"}};
-  if (!probe.contains("available")) probe["available"] = false;
-  probe["ordinal"] = ordinal;
-  if (probe.value("available", false)) add_peaks(probe);
+  const json written =
+      run_worker(executable, {"--probe", file.string(), "--device", std::to_string(ordinal)}, file, 60.0);
+  GpuProbe probe;
+  if (!written.is_object()) {
+    probe.problem = "the probe wrote no JSON object";
+  } else if (auto read = gpu_probe_from_json(written)) {
+    probe = std::move(*read);
+  } else {
+    probe.problem = read.error().message;
+  }
+  probe.ordinal = ordinal;
+  if (probe.available) {
+    auto gpu = gpu_description_from_probe(to_json(probe));
+    probe.peaks = peaks_of(probe, gpu ? gpu->name : "");
+  }
   return probe;
 }
 
-std::vector<json> probe_concurrently(const fs::path& executable, const std::vector<int>& ordinals,
-                                     const fs::path& work) {
-  std::vector<json> probes(ordinals.size());
+std::vector<GpuProbe> probe_concurrently(const fs::path& executable, const std::vector<int>& ordinals,
+                                         const fs::path& work) {
+  std::vector<GpuProbe> probes(ordinals.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < ordinals.size(); ++i) {
     threads.emplace_back([&, i] { probes[i] = probe_one(executable, ordinals[i], work); });
@@ -102,11 +116,10 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
   } else {
     ScenarioJob job = prepared.job;
     job.device = gpu.gpu.ordinal;
-    const double measured_bw = gpu.probe.value("copy_bandwidth_bytes_per_second", 0.0);
     job.peak_flops = declared ? declared->dense_bf16_flops : 0.0;
     job.floor_flops = declared ? declared->fastest_flops : 0.0;
-    job.peak_bytes_per_second = gpu.probe.contains("peaks") ? gpu.probe["peaks"].value("bytes_per_second", 0.0) : 0.0;
-    job.peak_source = measured_bw > 0 ? "measured" : "declared";
+    job.peak_bytes_per_second = gpu.probe.peaks ? gpu.probe.peaks->bytes_per_second : 0.0;
+    job.peak_source = measured_bandwidth(gpu.probe) > 0 ? "measured" : "declared";
     const fs::path job_file = options.work_folder / fmt::format("job-{}.json", slot);
     const fs::path result_file = options.work_folder / fmt::format("result-{}.json", slot);
     (void)write_file_atomically(job_file, json(job).dump(2));
@@ -131,25 +144,24 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
 
 }  // namespace
 
-std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpus, const fs::path& work_folder) {
+std::vector<GpuProbe> probe_gpus(const fs::path& executable, const GpuSelection& gpus, const fs::path& work_folder) {
   if (!gpus.all) return probe_concurrently(executable, gpus.ordinals, work_folder);
   // "all": the parent never loads the driver, so ordinals are probed in batches until one does not exist. A busy or
   // broken GPU is reported and the GPUs after it are still used; a batch in which nothing works (no driver) ends it.
   constexpr int kBatch = 8;
   constexpr int kMaxOrdinal = 64;
-  std::vector<json> found;
+  std::vector<GpuProbe> found;
   for (int first = 0; first < kMaxOrdinal; first += kBatch) {
     std::vector<int> batch;
     for (int i = first; i < first + kBatch; ++i) batch.push_back(i);
     bool any_available = false;
     for (auto& probe : probe_concurrently(executable, batch, work_folder)) {
-      const bool available = probe.value("available", false);
-      const bool past_the_end = !available && probe.value("problem", "").find("INVALID_DEVICE") != std::string::npos;
+      const bool past_the_end = !probe.available && probe.problem.find("INVALID_DEVICE") != std::string::npos;
       if (past_the_end) {
         if (found.empty()) found.push_back(std::move(probe));  // no GPU at all: say why
         return found;
       }
-      any_available = any_available || available;
+      any_available = any_available || probe.available;
       found.push_back(std::move(probe));
     }
     if (!any_available) return found;
@@ -157,23 +169,23 @@ std::vector<json> probe_gpus(const fs::path& executable, const GpuSelection& gpu
   return found;
 }
 
-Result<GpuTarget> gpu_target(const json& probe) {
-  auto gpu = gpu_description_from_probe(probe);
+Result<GpuTarget> gpu_target(const GpuProbe& probe) {
+  auto gpu = gpu_description_from_probe(to_json(probe));
   if (!gpu) return gpu.error();
   return GpuTarget{std::move(*gpu), probe};
 }
 
-UsableGpus usable_gpus(const std::vector<json>& probes) {
+UsableGpus usable_gpus(const std::vector<GpuProbe>& probes) {
   UsableGpus usable;
   std::string& problems = usable.not_used;
   const auto add_problem = [&](const std::string& problem) {
     if (problems.find(problem) == std::string::npos) problems += (problems.empty() ? "" : "; ") + problem;
   };
   for (const auto& probe : probes) {
-    const bool available = probe.value("available", false);
+    const bool available = probe.available;
     auto target = available ? gpu_target(probe) : Result<GpuTarget>(make_error(""));
     if (available && !target) {
-      add_problem(fmt::format("GPU {} is not used: {}", probe.value("ordinal", 0), target.error().message));
+      add_problem(fmt::format("GPU {} is not used: {}", probe.ordinal, target.error().message));
     } else if (available && !usable.gpus.empty() && target->gpu.name != usable.gpus.front().gpu.name) {
       // Ratios (and NOT_RUNNABLE verdicts) from two models do not make one geomean.
       add_problem(fmt::format("GPU {} ({}) is not used: it is another model than GPU {} ({})", target->gpu.ordinal,
@@ -182,7 +194,7 @@ UsableGpus usable_gpus(const std::vector<json>& probes) {
       usable.gpus.push_back(std::move(*target));
     } else {
       // Without a driver every probed ordinal gives the same reason: it is said once.
-      add_problem(probe.value("problem", probe.value("message", std::string("no GPU"))));
+      add_problem(probe.why_unavailable());
     }
   }
   return usable;

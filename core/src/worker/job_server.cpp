@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/worker/gpu_probe.hpp"
 #include "kseek/core/worker/job_channel.hpp"
 #include "scenario_runner.hpp"
 
@@ -117,13 +118,18 @@ json ScenarioWorker::run_file(const std::string& path) {
 }
 
 json probe_device(int device) {
+  GpuProbe probe;
+  probe.ordinal = device;
   auto session = gpu::GpuSession::open(device);
-  if (!session) return {{"available", false}, {"problem", session.error().message}};
-  json j = identity_json((*session)->identity());
-  j["available"] = true;
-  auto bandwidth = (*session)->measure_copy_bandwidth(1ull << 30);
-  if (bandwidth) j["copy_bandwidth_bytes_per_second"] = *bandwidth;
-  return j;
+  if (!session) {
+    probe.problem = session.error().message;
+    return to_json(probe);
+  }
+  probe.available = true;
+  probe.unmodelled = identity_json((*session)->identity());
+  if (auto bandwidth = (*session)->measure_copy_bandwidth(1ull << 30))
+    probe.copy_bandwidth_bytes_per_second = *bandwidth;
+  return to_json(probe);
 }
 
 int serve_scenario_jobs(int channel_fd) {

@@ -74,6 +74,9 @@ struct ClaimOutcome {
   std::optional<AskedQuestion> question;  // none for a completion claim when the goal holds
 };
 
+// When a queued steering question reaches the agent (said by `kseek steer` and in its JSON).
+inline constexpr const char* kSteerDelivery = "the agent receives it at its next hook or `kseek ask`";
+
 struct SteerOutcome {
   int steer_id = 0;
   std::string text;

@@ -47,6 +47,16 @@ struct CampaignThresholds {
   int hook_block_budget = 8;
 };
 
+// The campaign's own sampling settings for `kseek eval` (campaign.json "eval"); each given one overrides the default.
+struct CampaignEvalSettings {
+  std::optional<int> min_rounds;
+  std::optional<int> settled_rounds;
+  std::optional<int> max_rounds;
+  std::optional<double> time_budget;       // seconds of timed rounds per scenario
+  std::optional<double> target_ci;         // relative half-width of the ratio's interval that stops the rounds
+  std::optional<double> scenario_timeout;  // seconds before a scenario's worker is stopped
+};
+
 struct CampaignConfig {
   std::string plugin;                  // plugin id
   std::string set;                     // scenario set
@@ -63,7 +73,7 @@ struct CampaignConfig {
   bool questions = true;  // false: a control campaign (same goal and gate, no questions)
   std::string peer;       // another implementation exists (enables that pack); empty: none
   CampaignThresholds thresholds;
-  nlohmann::json eval;  // evaluation settings: {min_rounds, max_rounds, time_budget, target_ci}
+  std::optional<CampaignEvalSettings> eval;
   std::string created_at;
 };
 

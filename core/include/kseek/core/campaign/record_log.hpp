@@ -32,6 +32,8 @@ struct LogRecord {
   std::string text;
   std::string source;
   int steer_id = 0;
+  std::string via;   // question: who asked ("cli", "mcp", "run", "hook:<name>")
+  std::string hook;  // hook: which hook wrote the line (stop, session-start, post-tool)
 };
 
 // The record of one parsed line: `value` and the shared fields read from it.

@@ -17,6 +17,7 @@
 #include "kseek/core/eval/timing_statistics.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/worker/gpu_description.hpp"
+#include "kseek/core/worker/gpu_probe.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 
 namespace kseek {
@@ -85,19 +86,20 @@ struct GpuSelection {
 Result<GpuSelection> parse_gpu_selection(std::string_view text);
 
 // A GPU the scheduler may use: its description, read once from its probe, and the probe itself (identity, bandwidth,
-// "peaks"), as the record keeps it.
+// peaks), as the record keeps it.
 struct GpuTarget {
   GpuDescription gpu;
-  nlohmann::json probe;
+  GpuProbe probe;
 };
 
 // The target of an available probe, or the error that names the probe's wrong key.
-Result<GpuTarget> gpu_target(const nlohmann::json& probe);
+Result<GpuTarget> gpu_target(const GpuProbe& probe);
 
 // Probes each ordinal in its own worker (`kseek __worker --probe`, concurrently). With `all`, probes 0, 1, 2...
-// until an ordinal does not exist. Every probe is returned with "ordinal" and "available" (and "problem").
-std::vector<nlohmann::json> probe_gpus(const std::filesystem::path& executable, const GpuSelection& gpus,
-                                       const std::filesystem::path& work_folder);
+// until an ordinal does not exist. Every probe comes back with its ordinal; an available one with its peaks; one that
+// is not, or whose worker wrote something unreadable, with the problem.
+std::vector<GpuProbe> probe_gpus(const std::filesystem::path& executable, const GpuSelection& gpus,
+                                 const std::filesystem::path& work_folder);
 
 // The probed GPUs an evaluation uses: the available ones of the first available GPU's model (one evaluation is one
 // model). `not_used` says why each other probed GPU was left out, each distinct reason once ("" when none).
@@ -105,7 +107,7 @@ struct UsableGpus {
   std::vector<GpuTarget> gpus;
   std::string not_used;
 };
-UsableGpus usable_gpus(const std::vector<nlohmann::json>& probes);
+UsableGpus usable_gpus(const std::vector<GpuProbe>& probes);
 
 // One scenario ready for a worker; the GPU that takes it fills in the job's device and peaks.
 struct PreparedScenario {
