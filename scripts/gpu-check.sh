@@ -13,7 +13,8 @@
 #       build-time (the FA3 seed's build for sm_90a and sm_100a, cold with each pipeline and compared, then cached),
 #       fa3-draft (a draft, default the campaign candidate, correctness only),
 #       fa3-campaign (one campaign evaluation in examples/campaigns/fa3-h200; its .kseek comes back as a tar),
-#       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json).
+#       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json),
+#       gemm-campaign (the out-of-tree GEMM operator in a campaign driven over MCP: scripts/mcp-session.py).
 # KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
 # the corpus jobs record, and most of a corpus file's time is compiling and host work.
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
@@ -121,6 +122,32 @@ for job in "${jobs[@]}"; do
         --scenario 'hq=12,hkv=4,d=128,dtype=bf16,causal=1,page=48,seqs=3x(1000,1500)' --min-rounds 10 --time-budget 2 ;;
     fa3-hf704)
       evaluate fa3-hf704 --plugin attention.fa3 --set full --scenarios 'HF7-04' --min-rounds 10 --time-budget 1 ;;
+    gemm-campaign)
+      # The out-of-tree GEMM operator in a campaign whose agent talks MCP: `kseek init --plugin-dir`, then the server
+      # started exactly as the campaign's .mcp.json registers it, its eval / status / ask / gate called as tools.
+      # KSEEK_GEMM_PLUGIN_DIR: the plugin built out of tree elsewhere against the installed SDK and carried here;
+      # else it is built here against this build's install.
+      step "gemm_bias_gelu campaign over MCP"
+      plugin_dir=${KSEEK_GEMM_PLUGIN_DIR:-}
+      if [[ -z $plugin_dir ]] && cmake --install "$build" --prefix /tmp/kseek-prefix >> "$log" 2>&1 &&
+         cmake -S examples/plugins/gemm_bias_gelu -B /tmp/gemm-build -G Ninja -DCMAKE_PREFIX_PATH=/tmp/kseek-prefix \
+               -DCMAKE_BUILD_TYPE=Release >> "$log" 2>&1 && cmake --build /tmp/gemm-build >> "$log" 2>&1; then
+        plugin_dir=/tmp/gemm-build
+      fi
+      if [[ -n $plugin_dir ]]; then
+        gemm_dir=$(mktemp -d)/gemm-campaign
+        { $kseek --plugin-dir "$(realpath "$plugin_dir")" init "$gemm_dir" --plugin example.gemm_bias_gelu \
+            --set default --goal 'all_passed and geomean >= 1.5' --key-in-campaign
+          echo "(init exit $?)"
+          python3 scripts/mcp-session.py "$gemm_dir" eval status ask gate
+          echo "(mcp-session exit $?)"
+          (cd "$gemm_dir" && $kseek status); } > "$out/gemm-campaign.txt" 2>&1
+        tail -5 "$out/gemm-campaign.txt" >> "$log"
+        tar -C "$(dirname "$gemm_dir")" -cf "$out/gemm-campaign.tar" --exclude=.claude --exclude=.codex \
+            --exclude=.mcp.json --exclude=.kseek-key "$(basename "$gemm_dir")"
+      else
+        echo "gemm_bias_gelu build failed" | tee -a "$log"
+      fi ;;
     rmsnorm)
       # The out-of-tree operator, built against the installed SDK exactly as a user would build it.
       step "residual_rmsnorm out of tree"
