@@ -56,10 +56,8 @@ json shard_gpus(const json& record, int shard, const std::string& host) {
   return gpus;
 }
 
-}  // namespace
-
-Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
-  if (shards.empty()) return make_error("merge: no records given");
+// Each shard's record, typed; an error names the file that is not a shard record.
+Result<std::vector<EvaluationRecord>> read_shards(const std::vector<RecordFile>& shards) {
   std::vector<EvaluationRecord> typed;
   for (const auto& s : shards) {
     if (!s.record.is_object() || at_path(s.record, "schema") != kEvalRecordSchema) {
@@ -74,8 +72,13 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
     }
     typed.push_back(std::move(*record));
   }
-  // Everything that makes the shards parts of one evaluation must agree (the plugin's path may differ per node).
-  // Compared as the records hold them: a key the type does not model must agree as well.
+  return typed;
+}
+
+// Everything that makes the shards parts of one evaluation must agree (the plugin's path may differ per node),
+// compared as the records hold them: a key the type does not model must agree as well. One evaluation is one GPU
+// model; a shard that found no GPU has none to compare.
+Result<Ok> check_one_evaluation(const std::vector<RecordFile>& shards, const std::vector<EvaluationRecord>& typed) {
   const RecordFile& first = shards.front();
   constexpr std::string_view kMustAgree[] = {"kseek_version", "plugin.id",  "plugin.version", "candidate.sha256",
                                              "seed.sha256",   "input_seed", "settings",       "synthetic",
@@ -88,7 +91,7 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
                                       first.file, s.file, path, brief(a), brief(b)));
       }
     }
-  }  // One evaluation is one GPU model; a shard that found no GPU has none to compare.
+  }
   std::optional<std::size_t> measured;
   for (std::size_t i = 0; i < typed.size(); ++i) {
     const auto& environment = typed[i].environment;
@@ -101,10 +104,14 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
                                     brief(*environment->name)));
     }
   }
+  return Ok{};
+}
 
+// Shard index -> position in `shards`: every index of 0..count-1 exactly once.
+Result<std::map<int, std::size_t>> shard_positions(const std::vector<RecordFile>& shards,
+                                                   const std::vector<EvaluationRecord>& typed) {
   const int count = typed.front().shard->count;
-  const std::vector<std::string>& selection = typed.front().shard->selection;
-  std::map<int, std::size_t> by_index;  // shard index -> position in `shards`
+  std::map<int, std::size_t> by_index;
   for (std::size_t i = 0; i < typed.size(); ++i) {
     const int index = typed[i].shard->index;
     if (index < 0 || index >= count) {
@@ -121,8 +128,14 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
   }
   if (!missing.empty())
     return make_error(fmt::format("shard(s) {} of {} missing: give every shard's record", missing, count));
+  return by_index;
+}
 
-  // Each scenario of the selection in exactly one shard, and each COMPLETE shard with a verdict for each of its own.
+// Each scenario of the selection in exactly one shard, and each COMPLETE shard with a verdict for each of its own;
+// the verdicts by scenario id, each with its shard's index.
+Result<std::map<std::string, ScenarioOutcome>> shard_verdicts(const std::vector<RecordFile>& shards,
+                                                              const std::vector<EvaluationRecord>& typed,
+                                                              const std::map<int, std::size_t>& by_index) {
   std::map<std::string, std::size_t> owner;
   std::map<std::string, ScenarioOutcome> verdict;
   for (const auto& [index, i] : by_index) {
@@ -149,20 +162,18 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
       }
     }
   }
+  const std::vector<std::string>& selection = typed.front().shard->selection;
   for (const auto& id : selection) {
     if (!owner.count(id)) return make_error(fmt::format("no shard covers scenario {}", id));
   }
   if (owner.size() != selection.size()) return make_error("the shards list scenarios that are not in their selection");
+  return verdict;
+}
 
-  // The merged record: the first shard's common parts, every verdict in the selection's order, one summary.
-  EvaluationRecord merged = typed.front();
-  merged.shard.reset();
-  merged.message.reset();
-  merged.created_at = utc_timestamp();
-  merged.scenarios.emplace();
-  for (const auto& id : selection) {
-    if (auto it = verdict.find(id); it != verdict.end()) merged.scenarios->push_back(it->second);
-  }
+// The merged record's provenance, status and message: where each shard came from, every GPU that measured, the
+// longest shard's wall time; BUILD_FAILED or NEEDS_GPU when any shard was, with each such shard named.
+void add_shard_provenance(EvaluationRecord& merged, const std::vector<RecordFile>& shards,
+                          const std::vector<EvaluationRecord>& typed, const std::map<int, std::size_t>& by_index) {
   std::vector<MergedShard> merged_from;
   json gpus = json::array();
   std::string build_failed, needs_gpu;
@@ -196,22 +207,46 @@ Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
   }
   if (merged.environment && !gpus.empty()) merged.environment->gpus = gpus;
   merged.merged_from = std::move(merged_from);
-  GeomeanOptions geomean;
-  if (merged.settings && merged.settings->geomean_clamp && merged.settings->geomean_clamp->size() == 2) {
-    geomean.clamp_low = (*merged.settings->geomean_clamp)[0];
-    geomean.clamp_high = (*merged.settings->geomean_clamp)[1];
-  }
-  merged.summary = summarize(*merged.scenarios, geomean);
   merged.wall_seconds = wall;  // the longest shard: the elapsed time when they ran at once
   if (!build_failed.empty()) {
     merged.status = RecordStatus::kBuildFailed;
     merged.message = build_failed;
   } else if (!needs_gpu.empty()) {
     merged.status = RecordStatus::kNeedsGpu;
-    merged.message = fmt::format("{} of {} shards need a GPU: {}", needs_gpu_count, count, needs_gpu);
+    merged.message = fmt::format("{} of {} shards need a GPU: {}", needs_gpu_count, by_index.size(), needs_gpu);
   } else {
     merged.status = RecordStatus::kComplete;
   }
+}
+
+}  // namespace
+
+Result<json> merge_shard_records(const std::vector<RecordFile>& shards) {
+  if (shards.empty()) return make_error("merge: no records given");
+  auto typed = read_shards(shards);
+  if (!typed) return typed.error();
+  if (auto same = check_one_evaluation(shards, *typed); !same) return same.error();
+  auto by_index = shard_positions(shards, *typed);
+  if (!by_index) return by_index.error();
+  auto verdict = shard_verdicts(shards, *typed, *by_index);
+  if (!verdict) return verdict.error();
+
+  // The merged record: the first shard's common parts, every verdict in the selection's order, one summary.
+  EvaluationRecord merged = typed->front();
+  merged.shard.reset();
+  merged.message.reset();
+  merged.created_at = utc_timestamp();
+  merged.scenarios.emplace();
+  for (const auto& id : typed->front().shard->selection) {
+    if (auto it = verdict->find(id); it != verdict->end()) merged.scenarios->push_back(it->second);
+  }
+  add_shard_provenance(merged, shards, *typed, *by_index);
+  GeomeanOptions geomean;
+  if (merged.settings && merged.settings->geomean_clamp && merged.settings->geomean_clamp->size() == 2) {
+    geomean.clamp_low = (*merged.settings->geomean_clamp)[0];
+    geomean.clamp_high = (*merged.settings->geomean_clamp)[1];
+  }
+  merged.summary = summarize(*merged.scenarios, geomean);
   return to_json(merged);
 }
 
