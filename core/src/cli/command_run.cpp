@@ -282,102 +282,124 @@ std::string compose_prompt(const Campaign& campaign, int session, const GateResu
   return p.str();
 }
 
-int run_campaign(const GlobalOptions& options, const RunArgs& args) {
-  auto spec = agent_spec(args);
-  if (!spec) return fail(options, kExitUsage, "ERROR", spec.error().message);
-  if (args.budget_sessions < 1) return fail(options, kExitUsage, "ERROR", "--budget-sessions must be at least 1");
-  if (args.budget_evals < 0 || args.budget_hours < 0 || args.grace_seconds < 0) {
-    return fail(options, kExitUsage, "ERROR", "budgets and --grace-seconds cannot be negative");
-  }
-  auto opened = Campaign::open(args.dir.empty() ? fs::current_path() : args.dir);
-  if (!opened) return fail(options, kExitUsage, "ERROR", opened.error().message);
-  const Campaign campaign = std::move(*opened);
-  const fs::path dir = campaign.dir();
-  const fs::path run_dir = campaign.state_dir() / "run";
-  std::error_code ec;
-  fs::create_directories(run_dir, ec);
-  if (ec)
-    return fail(options, kExitUsage, "ERROR", fmt::format("cannot create {}: {}", run_dir.string(), ec.message()));
+// One `kseek run`: the agent's command, the budgets, the campaign's baseline, and the sessions started so far. Every
+// way out logs a `run` end record through finish().
+class CampaignRun {
+ public:
+  CampaignRun(const GlobalOptions& options, const RunArgs& args, const AgentSpec& spec, Campaign campaign,
+              fs::path run_dir)
+      : options_(options),
+        args_(args),
+        spec_(spec),
+        campaign_(std::move(campaign)),
+        dir_(campaign_.dir()),
+        run_dir_(std::move(run_dir)),
+        host_env_(host_environment(spec_, campaign_)) {}
 
-  Baseline baseline;
-  auto flags = host_flags(*spec, campaign, run_dir, baseline);
-  if (!flags) return fail(options, kExitUsage, "ERROR", flags.error().message);
-  auto command_for = [&](const std::string& prompt) {
-    std::vector<std::string> argv = spec->base;
-    argv.insert(argv.end(), flags->begin(), flags->end());
-    argv.insert(argv.end(), args.agent_args.begin(), args.agent_args.end());
-    if (spec->prompt_as_argument) argv.push_back(prompt);
-    return argv;
-  };
-  const auto host_env = host_environment(*spec, campaign);
-  if (args.dry_run) {
+  // The host's flags (hook and MCP settings written under run_dir) and the campaign's baseline; an error is a usage
+  // error, an inconsistent campaign is TAMPERED (its gate could not be trusted, so it is not run).
+  int prepare() {
+    auto flags = host_flags(spec_, campaign_, run_dir_, baseline_);
+    if (!flags) return fail(options_, kExitUsage, "ERROR", flags.error().message);
+    flags_ = std::move(*flags);
+    if (args_.dry_run) return kExitOk;
+    std::vector<std::string> ignored;
+    auto current = take_baseline(campaign_, baseline_);
+    if (!current) return fail(options_, kExitUsage, "ERROR", current.error().message);
+    baseline_ = std::move(*current);
+    if (auto problems = integrity_problems(dir_, baseline_, false, ignored); !problems.empty()) {
+      return fail(options_, kExitTampered, "TAMPERED",
+                  "the campaign is not consistent, so it is not run: " + problems.front());
+    }
+    return kExitOk;
+  }
+
+  int print_dry_run() const {
     json environment = {
-        {"KSEEK_CAMPAIGN", dir.string()}, {"KSEEK_RUN_SESSION", "<SESSION>"}, {"PATH", "<kseek's folder>:$PATH"}};
-    for (const auto& [name, value] : host_env) environment[name] = value;
+        {"KSEEK_CAMPAIGN", dir_.string()}, {"KSEEK_RUN_SESSION", "<SESSION>"}, {"PATH", "<kseek's folder>:$PATH"}};
+    for (const auto& [name, value] : host_env_) environment[name] = value;
     print_json({{"status", "OK"},
-                {"agent", spec->label},
+                {"agent", spec_.label},
                 {"argv", command_for("<PROMPT>")},
-                {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"},
-                {"working_directory", dir.string()},
+                {"prompt_mode", spec_.prompt_as_argument ? "arg" : "stdin"},
+                {"working_directory", dir_.string()},
                 {"environment", environment}});
     return kExitOk;
   }
 
-  // A campaign that is already inconsistent is not run: its gate could not be trusted.
-  {
-    std::vector<std::string> ignored;
-    auto current = take_baseline(campaign, baseline);
-    if (!current) return fail(options, kExitUsage, "ERROR", current.error().message);
-    baseline = std::move(*current);
-    if (auto problems = integrity_problems(dir, baseline, false, ignored); !problems.empty()) {
-      return fail(options, kExitTampered, "TAMPERED",
-                  "the campaign is not consistent, so it is not run: " + problems.front());
+  // Sessions until the goal holds, a budget is spent, the campaign is tampered with, or a signal stops the run.
+  int run() {
+    if (auto started = log_start(); !started) return fail(options_, kExitUsage, "ERROR", started.error().message);
+    GateResult gate = run_gate(dir_);
+    if (gate.holds) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
+    for (;;) {
+      if (g_stop_signal != 0)
+        return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
+      if (auto spent = budget_spent()) return *spent;
+      if (auto ended = run_session(++sessions_, gate)) return *ended;
+      gate = run_gate(dir_);
+      if (gate.holds) {
+        return finish("goal-met", kExitOk,
+                      fmt::format("the goal holds after session {} (evaluation {})", sessions_, gate.evaluation));
+      }
+      if (!options_.json) {
+        std::cout << "kseek run: goal not met:\n";
+        for (const auto& u : gate.unmet()) std::cout << "  - " << u << "\n";
+      }
     }
   }
 
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-
-  const auto run_started = SteadyClock::now();
-  const std::optional<SteadyClock::time_point> deadline =
-      args.budget_hours > 0
-          ? std::optional(run_started + std::chrono::duration_cast<SteadyClock::duration>(
-                                            std::chrono::duration<double>(args.budget_hours * 3600.0)))
-          : std::nullopt;
-  json budgets = {{"sessions", args.budget_sessions},
-                  {"evaluations", args.budget_evals ? json(args.budget_evals) : json()},
-                  {"hours", args.budget_hours > 0 ? json(args.budget_hours) : json()}};
-  if (auto a = campaign.append("run", {{"phase", "start"},
-                                       {"agent", spec->label},
-                                       {"command", command_for("<PROMPT>")},
-                                       {"prompt_mode", spec->prompt_as_argument ? "arg" : "stdin"},
-                                       {"budgets", budgets}});
-      !a) {
-    return fail(options, kExitUsage, "ERROR", a.error().message);
+ private:
+  std::vector<std::string> command_for(const std::string& prompt) const {
+    std::vector<std::string> argv = spec_.base;
+    argv.insert(argv.end(), flags_.begin(), flags_.end());
+    argv.insert(argv.end(), args_.agent_args.begin(), args_.agent_args.end());
+    if (spec_.prompt_as_argument) argv.push_back(prompt);
+    return argv;
   }
-  std::size_t run_start_index = baseline.records.size();  // the run start record's position
 
-  int sessions = 0;
-  auto evaluations_so_far = [&]() {
-    auto log = campaign.read_log();
-    return log ? count_after(*log, run_start_index, "evaluation") : 0;
-  };
-  auto hours_so_far = [&] { return std::chrono::duration<double>(SteadyClock::now() - run_started).count() / 3600.0; };
+  Result<Ok> log_start() {
+    run_started_ = SteadyClock::now();
+    if (args_.budget_hours > 0) {
+      deadline_ = run_started_ + std::chrono::duration_cast<SteadyClock::duration>(
+                                     std::chrono::duration<double>(args_.budget_hours * 3600.0));
+    }
+    json budgets = {{"sessions", args_.budget_sessions},
+                    {"evaluations", args_.budget_evals ? json(args_.budget_evals) : json()},
+                    {"hours", args_.budget_hours > 0 ? json(args_.budget_hours) : json()}};
+    if (auto a = campaign_.append("run", {{"phase", "start"},
+                                          {"agent", spec_.label},
+                                          {"command", command_for("<PROMPT>")},
+                                          {"prompt_mode", spec_.prompt_as_argument ? "arg" : "stdin"},
+                                          {"budgets", budgets}});
+        !a) {
+      return a.error();
+    }
+    run_start_index_ = baseline_.records.size();  // the run start record's position
+    return Ok{};
+  }
+
+  int evaluations_so_far() const {
+    auto log = campaign_.read_log();
+    return log ? count_after(*log, run_start_index_, "evaluation") : 0;
+  }
+
+  double hours_so_far() const {
+    return std::chrono::duration<double>(SteadyClock::now() - run_started_).count() / 3600.0;
+  }
+
   // Ends the run: a `run` end record, one line for people, the exit code.
-  auto finish = [&](const std::string& outcome, int code, const std::string& detail, const std::string& budget = "") {
+  int finish(const std::string& outcome, int code, const std::string& detail, const std::string& budget = "") {
     json record = {{"phase", "end"},
                    {"outcome", outcome},
                    {"detail", detail},
-                   {"sessions", sessions},
+                   {"sessions", sessions_},
                    {"evaluations", evaluations_so_far()},
-                   {"seconds", std::chrono::duration<double>(SteadyClock::now() - run_started).count()}};
+                   {"seconds", std::chrono::duration<double>(SteadyClock::now() - run_started_).count()}};
     if (!budget.empty()) record["budget"] = budget;
-    if (auto a = campaign.append("run", record); !a)
+    if (auto a = campaign_.append("run", record); !a)
       std::cerr << "kseek run: cannot log the end of the run: " << a.error().message << "\n";
-    if (options.json) {
+    if (options_.json) {
       record["status"] = outcome == "goal-met"      ? "MET"
                          : outcome == "budget"      ? "BUDGET_SPENT"
                          : outcome == "tampering"   ? "TAMPERED"
@@ -388,93 +410,104 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
       std::cout << fmt::format("kseek run: {}: {}\n", outcome, detail);
     }
     return code;
-  };
+  }
 
-  GateResult gate = run_gate(dir);
-  if (gate.holds) return finish("goal-met", kExitOk, "the goal already holds; no agent session was needed");
-
-  for (;;) {
-    if (g_stop_signal != 0)
-      return finish("interrupted", kExitInterrupted, fmt::format("stopped by {}", signal_name(g_stop_signal)));
+  // The run's end when a budget (sessions, evaluations, hours) is spent.
+  std::optional<int> budget_spent() {
     const int evals = evaluations_so_far();
-    if (sessions >= args.budget_sessions) {
+    if (sessions_ >= args_.budget_sessions) {
+      return finish("budget", kExitBudgetSpent,
+                    fmt::format("the sessions budget is spent ({} of {}) and the goal is unmet", sessions_,
+                                args_.budget_sessions),
+                    "sessions");
+    }
+    if (args_.budget_evals > 0 && evals >= args_.budget_evals) {
       return finish(
           "budget", kExitBudgetSpent,
-          fmt::format("the sessions budget is spent ({} of {}) and the goal is unmet", sessions, args.budget_sessions),
-          "sessions");
+          fmt::format("the evaluations budget is spent ({} of {}) and the goal is unmet", evals, args_.budget_evals),
+          "evaluations");
     }
-    if (args.budget_evals > 0 && evals >= args.budget_evals) {
-      return finish("budget", kExitBudgetSpent,
-                    fmt::format("the evaluations budget is spent ({} of {}) and the goal is "
-                                "unmet",
-                                evals, args.budget_evals),
-                    "evaluations");
-    }
-    if (deadline && SteadyClock::now() >= *deadline) {
+    if (deadline_ && SteadyClock::now() >= *deadline_) {
       return finish("budget", kExitBudgetSpent,
                     fmt::format("the hours budget is spent ({:.3f} of {}) and the goal is unmet", hours_so_far(),
-                                args.budget_hours),
+                                args_.budget_hours),
                     "hours");
     }
-    const int session = ++sessions;
-    // The question: for the newest unanswered event; else ending a session with the goal unmet is a completion claim
-    // (as the stop hook reads a stop).
-    std::optional<app::AskedQuestion> question;
-    if (auto asked = app::campaign_ask(options, dir, "", "run"); asked && asked->question) {
-      question = std::move(asked->question);
-    } else if (session > 1 && campaign.config().questions) {
-      if (auto claim = app::campaign_ask(options, dir, "completion-claim", "run"); claim)
-        question = std::move(claim->question);
+    return std::nullopt;
+  }
+
+  // The question: for the newest unanswered event; else ending a session with the goal unmet is a completion claim
+  // (as the stop hook reads a stop).
+  std::optional<app::AskedQuestion> session_question(int session) const {
+    if (auto asked = app::campaign_ask(options_, dir_, "", "run"); asked && asked->question) return asked->question;
+    if (session > 1 && campaign_.config().questions) {
+      if (auto claim = app::campaign_ask(options_, dir_, "completion-claim", "run"); claim) return claim->question;
     }
-    std::string budget_line = fmt::format("This is session {} of at most {}", session, args.budget_sessions);
-    if (args.budget_evals > 0) budget_line += fmt::format("; {} of {} evaluations used", evals, args.budget_evals);
-    if (args.budget_hours > 0)
-      budget_line += fmt::format("; {:.2f} of {} hours used", hours_so_far(), args.budget_hours);
-    budget_line += ".";
-    const std::string prompt = compose_prompt(campaign, session, gate, question, budget_line);
-    const fs::path prompt_file = run_dir / fmt::format("session-{:03}.prompt", session);
-    const fs::path output_file = run_dir / fmt::format("session-{:03}.log", session);
+    return std::nullopt;
+  }
+
+  std::string budget_line(int session) const {
+    std::string line = fmt::format("This is session {} of at most {}", session, args_.budget_sessions);
+    if (args_.budget_evals > 0)
+      line += fmt::format("; {} of {} evaluations used", evaluations_so_far(), args_.budget_evals);
+    if (args_.budget_hours > 0) line += fmt::format("; {:.2f} of {} hours used", hours_so_far(), args_.budget_hours);
+    return line + ".";
+  }
+
+  // One agent session, from its prompt to its end record; the run's end when the session ends it (an error,
+  // tampering, a stop signal), else nothing and the caller checks the gate.
+  std::optional<int> run_session(int session, const GateResult& gate) {
+    const auto question = session_question(session);
+    const std::string prompt = compose_prompt(campaign_, session, gate, question, budget_line(session));
+    const fs::path prompt_file = run_dir_ / fmt::format("session-{:03}.prompt", session);
+    const fs::path output_file = run_dir_ / fmt::format("session-{:03}.log", session);
     if (auto w = write_file_atomically(prompt_file, prompt); !w) return finish("error", kExitUsage, w.error().message);
     // Rewritten for every session: what the agent may have changed is restored (and a change is caught below).
-    if (auto f = host_flags(*spec, campaign, run_dir, baseline); !f)
+    if (auto f = host_flags(spec_, campaign_, run_dir_, baseline_); !f)
       return finish("error", kExitUsage, f.error().message);
 
     AgentLaunch launch;
     launch.argv = command_for(prompt);
-    launch.environment = agent_environment(dir, session, host_env);
-    launch.working_directory = dir;
-    launch.stdin_file = spec->prompt_as_argument ? fs::path() : prompt_file;
+    launch.environment = agent_environment(dir_, session, host_env_);
+    launch.working_directory = dir_;
+    launch.stdin_file = spec_.prompt_as_argument ? fs::path() : prompt_file;
     launch.output_file = output_file;
-    if (auto a = campaign.append("session", {{"phase", "start"},
-                                             {"agent", spec->label},
-                                             {"session", session},
-                                             {"question", question ? question->chosen.id : ""},
-                                             {"prompt_file", fs::relative(prompt_file, dir).string()}});
+    if (auto a = campaign_.append("session", {{"phase", "start"},
+                                              {"agent", spec_.label},
+                                              {"session", session},
+                                              {"question", question ? question->chosen.id : ""},
+                                              {"prompt_file", fs::relative(prompt_file, dir_).string()}});
         !a) {
       return finish("error", kExitUsage, a.error().message);
     }
-    auto before = take_baseline(campaign, baseline);
+    auto before = take_baseline(campaign_, baseline_);
     if (!before) return finish("error", kExitUsage, before.error().message);
-    baseline = std::move(*before);
-    const std::size_t session_index = baseline.records.size();
-    if (!options.json) {
-      std::cout << fmt::format("kseek run: session {} ({}) started; its output goes to {}\n", session, spec->label,
-                               fs::relative(output_file, dir).string());
+    baseline_ = std::move(*before);
+    const std::size_t session_index = baseline_.records.size();
+    if (!options_.json) {
+      std::cout << fmt::format("kseek run: session {} ({}) started; its output goes to {}\n", session, spec_.label,
+                               fs::relative(output_file, dir_).string());
       std::cout.flush();
     }
     auto process = AgentProcess::start(launch);
     if (!process) {
-      (void)campaign.append("session", {{"phase", "end"},
-                                        {"agent", spec->label},
-                                        {"session", session},
-                                        {"exit_status", "not-started"},
-                                        {"seconds", 0},
-                                        {"evaluations", 0},
-                                        {"questions", 0}});
+      (void)campaign_.append("session", {{"phase", "end"},
+                                         {"agent", spec_.label},
+                                         {"session", session},
+                                         {"exit_status", "not-started"},
+                                         {"seconds", 0},
+                                         {"evaluations", 0},
+                                         {"questions", 0}});
       return finish("error", kExitUsage, process.error().message);
     }
     const AgentEnd end =
-        process->wait(deadline, &g_stop_signal, &g_stop_count, std::chrono::duration<double>(args.grace_seconds));
+        process->wait(deadline_, &g_stop_signal, &g_stop_count, std::chrono::duration<double>(args_.grace_seconds));
+    return end_session(session, session_index, end);
+  }
+
+  // The session's end record and its line for people; the run's end when the campaign was tampered with or a signal
+  // stopped the session.
+  std::optional<int> end_session(int session, std::size_t session_index, const AgentEnd& end) {
     json exit_status;
     switch (end.reason) {
       case AgentEnd::Reason::kExited: exit_status = end.code; break;
@@ -483,14 +516,14 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
       case AgentEnd::Reason::kStopRequested: exit_status = "interrupted"; break;
     }
     const bool cut_short = end.reason == AgentEnd::Reason::kDeadline || end.reason == AgentEnd::Reason::kStopRequested;
-    auto log = campaign.read_log();
+    auto log = campaign_.read_log();
     const int session_evals = log ? count_after(*log, session_index, "evaluation") : 0;
     const int session_questions = log ? count_after(*log, session_index, "question") : 0;
     const int session_hooks = log ? count_after(*log, session_index, "hook") : 0;
     std::vector<std::string> warnings;
-    const std::vector<std::string> problems = integrity_problems(dir, baseline, cut_short, warnings);
+    const std::vector<std::string> problems = integrity_problems(dir_, baseline_, cut_short, warnings);
     json end_record = {{"phase", "end"},
-                       {"agent", spec->label},
+                       {"agent", spec_.label},
                        {"session", session},
                        {"exit_status", exit_status},
                        {"seconds", end.seconds},
@@ -499,14 +532,14 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
                        {"hooks", session_hooks}};
     if (end.killed) end_record["killed"] = true;
     if (!warnings.empty()) end_record["warnings"] = warnings;
-    if (auto a = campaign.append("session", end_record); !a) return finish("error", kExitUsage, a.error().message);
-    if (!options.json) {
+    if (auto a = campaign_.append("session", end_record); !a) return finish("error", kExitUsage, a.error().message);
+    if (!options_.json) {
       std::cout << fmt::format(
           "kseek run: session {} ended ({}) after {:.0f} s: {} evaluation(s), {} question(s)\n", session,
           exit_status.is_number() ? fmt::format("exit {}", exit_status.get<int>()) : exit_status.get<std::string>(),
           end.seconds, session_evals, session_questions);
       for (const auto& w : warnings) std::cout << "  warning: " << w << "\n";
-      if (session_hooks == 0 && spec->kind != AgentKind::kCommand) {
+      if (session_hooks == 0 && spec_.kind != AgentKind::kCommand) {
         std::cout << "  warning: no kseek hook ran during this session: the host may have skipped the hooks\n";
       }
     }
@@ -515,21 +548,54 @@ int run_campaign(const GlobalOptions& options, const RunArgs& args) {
       for (std::size_t i = 0; i < problems.size(); ++i) detail += (i ? "; " : "") + problems[i];
       return finish("tampering", kExitTampered, detail);
     }
-    if (auto after = take_baseline(campaign, baseline); after) baseline = std::move(*after);
+    if (auto after = take_baseline(campaign_, baseline_); after) baseline_ = std::move(*after);
     if (end.reason == AgentEnd::Reason::kStopRequested) {
       return finish("interrupted", kExitInterrupted,
                     fmt::format("stopped by {} during session {}", signal_name(end.code), session));
     }
-    gate = run_gate(dir);
-    if (gate.holds) {
-      return finish("goal-met", kExitOk,
-                    fmt::format("the goal holds after session {} (evaluation {})", session, gate.evaluation));
-    }
-    if (!options.json) {
-      std::cout << "kseek run: goal not met:\n";
-      for (const auto& u : gate.unmet()) std::cout << "  - " << u << "\n";
-    }
+    return std::nullopt;
   }
+
+  const GlobalOptions& options_;
+  const RunArgs& args_;
+  const AgentSpec& spec_;
+  const Campaign campaign_;
+  const fs::path dir_;
+  const fs::path run_dir_;
+  const std::vector<std::pair<std::string, std::string>> host_env_;
+  std::vector<std::string> flags_;
+  Baseline baseline_;
+  int sessions_ = 0;
+  SteadyClock::time_point run_started_ = SteadyClock::now();
+  std::optional<SteadyClock::time_point> deadline_;
+  std::size_t run_start_index_ = 0;
+};
+
+int run_campaign(const GlobalOptions& options, const RunArgs& args) {
+  auto spec = agent_spec(args);
+  if (!spec) return fail(options, kExitUsage, "ERROR", spec.error().message);
+  if (args.budget_sessions < 1) return fail(options, kExitUsage, "ERROR", "--budget-sessions must be at least 1");
+  if (args.budget_evals < 0 || args.budget_hours < 0 || args.grace_seconds < 0) {
+    return fail(options, kExitUsage, "ERROR", "budgets and --grace-seconds cannot be negative");
+  }
+  auto opened = Campaign::open(args.dir.empty() ? fs::current_path() : args.dir);
+  if (!opened) return fail(options, kExitUsage, "ERROR", opened.error().message);
+  const fs::path run_dir = opened->state_dir() / "run";
+  std::error_code ec;
+  fs::create_directories(run_dir, ec);
+  if (ec)
+    return fail(options, kExitUsage, "ERROR", fmt::format("cannot create {}: {}", run_dir.string(), ec.message()));
+
+  CampaignRun run(options, args, *spec, std::move(*opened), run_dir);
+  if (const int prepared = run.prepare(); prepared != kExitOk) return prepared;
+  if (args.dry_run) return run.print_dry_run();
+
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+  return run.run();
 }
 
 }  // namespace

@@ -38,7 +38,9 @@ class Writer;
 
 // Not named `bind`: argument-dependent lookup would find std::bind for std::string and std::vector fields.
 template <class T>
-concept Bound = requires(Reader& r, T& v) { bind_keys(r, v); };
+concept Bound = requires(Reader& r, T& v) {
+  bind_keys(r, v);
+};
 
 template <class T>
 concept NamedEnum = std::is_enum_v<T> && requires(T v, std::string_view text) {
