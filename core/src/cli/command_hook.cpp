@@ -322,6 +322,55 @@ std::string repair_campaign(const fs::path& dir) {
       dir.string(), dir.string());
 }
 
+// This agent session's stop blocks so far: the hook records kseek signed (an agent can neither forge nor inflate them),
+// plus any counted outside the log when it could not be written.
+int session_blocks(const Campaign& campaign, const LogContents& log, const StopContext& ctx) {
+  int blocks = 0;
+  for (const auto& r : log.records) {
+    const json& v = r.value;
+    if (r.type == "hook" && r.hook == "stop" && text_or(v, "decision", "") == "block" &&
+        text_or(v, "session_id", "") == ctx.session && (campaign.written_by_kseek(r) || !campaign.signs_records())) {
+      ++blocks;
+    }
+  }
+  if (auto outside = fallback_blocks(ctx, false)) blocks += *outside;
+  return blocks;
+}
+
+// What a blocked stop tells the agent: the unmet goal, then the question (for the claim it made, else the newest
+// unanswered event, else stopping is itself a completion claim), or what was malformed in the host's input.
+std::string block_reason(const GlobalOptions& options, const Campaign& campaign, const GateResult& gate,
+                         const std::vector<LogRecord>& records, const std::string& claim, const std::string& problem) {
+  std::ostringstream reason;
+  reason << "kseek: the campaign goal (" << campaign.config().goal << ") is not met for the current candidate:\n";
+  for (const auto& u : gate.unmet()) reason << "- " << u << "\n";
+  if (problem.empty()) {
+    std::string event = claim.empty() ? "" : (claim == "limit" ? "limit-claim" : "completion-claim");
+    if (event.empty()) {
+      if (auto open = unanswered_event(records)) event = open->name;
+    }
+    if (event.empty()) event = "completion-claim";
+    std::string question_text;
+    if (claim.empty()) {  // a claim already logged its question in campaign_claim
+      auto asked = app::campaign_ask(options, campaign.dir(), event, "hook:stop");
+      if (asked && asked->question) question_text = asked->question->chosen.text;
+    } else if (auto relog = campaign.read_log()) {
+      for (auto it = relog->records.rbegin(); it != relog->records.rend(); ++it) {
+        if (it->type == "question") {
+          question_text = it->text;
+          break;
+        }
+      }
+    }
+    if (!question_text.empty()) reason << "Question: " << question_text << "\n";
+  } else {
+    reason << "The hook input from the host is malformed (" << problem << "); no claim or session could be read.\n";
+  }
+  reason << "Make progress with a measurement or a change and run `kseek eval`; `kseek status` shows where the "
+            "campaign stands.";
+  return reason.str();
+}
+
 StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const HookInput& input, StopContext& ctx) {
   std::string problem = input.problem;
   std::string session;
@@ -399,17 +448,7 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
     }
     return {false, "", note.empty() ? "" : "kseek: the goal holds; stop allowed." + note};
   }
-  // The session's blocks so far: the hook records kseek signed (an agent can neither forge nor inflate them), plus
-  // any counted outside the log when it could not be written.
-  int blocks = 0;
-  for (const auto& r : log->records) {
-    const json& v = r.value;
-    if (text_or(v, "type", "") == "hook" && text_or(v, "hook", "") == "stop" && text_or(v, "decision", "") == "block" &&
-        text_or(v, "session_id", "") == ctx.session && (campaign->written_by_kseek(r) || !campaign->signs_records())) {
-      ++blocks;
-    }
-  }
-  if (auto outside = fallback_blocks(ctx, false)) blocks += *outside;
+  const int blocks = session_blocks(*campaign, *log, ctx);
   const int budget = campaign->config().thresholds.hook_block_budget;
   if (blocks >= budget) {
     const std::string why = fmt::format(
@@ -419,35 +458,8 @@ StopReply decide_stop(const GlobalOptions& options, const HookArgs& args, const 
     log_hook(*campaign, "stop", ctx.session, "allow", why);
     return {false, "", "kseek: " + why + payload_note};
   }
-  std::ostringstream reason;
-  reason << "kseek: the campaign goal (" << campaign->config().goal << ") is not met for the current candidate:\n";
-  for (const auto& u : gate.unmet()) reason << "- " << u << "\n";
-  if (problem.empty()) {
-    // The question: for the claim made, else the newest unanswered event, else stopping is itself a completion claim.
-    std::string event = claim.empty() ? "" : (claim == "limit" ? "limit-claim" : "completion-claim");
-    if (event.empty()) {
-      if (auto open = unanswered_event(log->records)) event = open->name;
-    }
-    if (event.empty()) event = "completion-claim";
-    std::string question_text;
-    if (claim.empty()) {  // a claim already logged its question in campaign_claim
-      auto asked = app::campaign_ask(options, campaign->dir(), event, "hook:stop");
-      if (asked && asked->question) question_text = asked->question->chosen.text;
-    } else if (auto relog = campaign->read_log()) {
-      for (auto it = relog->records.rbegin(); it != relog->records.rend(); ++it) {
-        if (text_or(it->value, "type", "") == "question") {
-          question_text = text_or(it->value, "text", "");
-          break;
-        }
-      }
-    }
-    if (!question_text.empty()) reason << "Question: " << question_text << "\n";
-  } else {
-    reason << "The hook input from the host is malformed (" << problem << "); no claim or session could be read.\n";
-  }
-  reason << "Make progress with a measurement or a change and run `kseek eval`; `kseek status` shows where the "
-            "campaign stands.";
-  const std::string text = clip(reason.str());
+  const std::string text =
+      clip(block_reason(options, *campaign, gate, log->records, problem.empty() ? claim : "", problem));
   StopReply reply{
       true, text,
       payload_note.empty() ? "" : "kseek: the stop gate blocked a stop on malformed hook input: " + problem};

@@ -184,79 +184,93 @@ McpServer::Routed McpServer::route(std::string_view line) {
   }
 
   try {
-    if (method == "initialize") {
-      std::string version(kSupportedProtocolVersions[0]);
-      if (const auto asked = params.find("protocolVersion"); asked != params.end() && asked->is_string()) {
-        const auto& text = asked->get_ref<const std::string&>();
-        for (const auto supported : kSupportedProtocolVersions) {
-          if (text == supported) version = text;
-        }
-      }
-      json server_info = {{"name", info_.name}, {"version", info_.version}};
-      json result = {{"protocolVersion", version},
-                     {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                     {"serverInfo", std::move(server_info)}};
-      if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
-      routed.reply = result_reply(id, std::move(result));
-    } else if (method == "ping") {
-      routed.reply = result_reply(id, json::object());
-    } else if (method == "tools/list") {
-      json listed = json::array();
-      for (const auto& tool : tools_) {
-        json entry = {{"name", tool.name}, {"description", tool.description}, {"inputSchema", tool.input_schema}};
-        if (!tool.title.empty()) entry["title"] = tool.title;
-        listed.push_back(std::move(entry));
-      }
-      routed.reply = result_reply(id, {{"tools", std::move(listed)}});  // one page: no nextCursor
-    } else if (method == "tools/call") {
-      const auto name = params.find("name");
-      if (name == params.end() || !name->is_string()) {
-        routed.reply = error_reply(id, kInvalidParams, "Invalid params: tools/call needs params.name (a string)");
-        return routed;
-      }
-      const auto& wanted = name->get_ref<const std::string&>();
-      const auto tool =
-          std::find_if(tools_.begin(), tools_.end(), [&](const ToolDescriptor& t) { return t.name == wanted; });
-      if (tool == tools_.end()) {
-        routed.reply = error_reply(
-            id, kInvalidParams,
-            fmt::format("Invalid params: unknown tool '{}'; tools: {}", name->get<std::string>(), tool_names(tools_)));
-        return routed;
-      }
-      json arguments = json::object();
-      if (const auto given = params.find("arguments"); given != params.end() && !given->is_null()) arguments = *given;
-      if (!arguments.is_object()) {  // the request itself is malformed (CallToolRequest.params.arguments is an object)
-        routed.reply = error_reply(id, kInvalidParams,
-                                   fmt::format("Invalid params for tool '{}': arguments must be an object, got {}",
-                                               tool->name, arguments.type_name()));
-        return routed;
-      }
-      // MCP 2025-11-25, server/tools "Error Handling" (SEP-1303): input validation errors are tool execution errors,
-      // reported in the result with isError so the model can read them and correct its call. No handler runs.
-      if (auto problem = validate_arguments(tool->input_schema, arguments)) {
-        const std::string text = fmt::format("Invalid arguments for tool '{}': {}", tool->name, *problem);
-        routed.reply = result_reply(
-            id, {{"isError", true},
-                 {"structuredContent", {{"status", "INVALID_ARGUMENTS"}, {"tool", tool->name}, {"error", *problem}}},
-                 {"content", json::array({{{"type", "text"}, {"text", text}}})}});
-        return routed;
-      }
-      routed.tool = &*tool;
-      routed.id = id;
-      routed.arguments = std::move(arguments);
-      if (const auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
-        if (const auto token = meta->find("progressToken"); token != meta->end() && is_valid_id(*token)) {
-          routed.progress_token = *token;
-        }
-      }
-    } else {
-      routed.reply = error_reply(id, kMethodNotFound, fmt::format("Method not found: {}", method));
-    }
+    route_method(method, id, params, routed);
   } catch (const std::exception& e) {
     routed = Routed{};
     routed.reply = error_reply(id, kInternalError, fmt::format("Internal error handling {}: {}", method, e.what()));
   }
   return routed;
+}
+
+// A request with a valid envelope, by method: an immediate reply, or a tool call deferred to call_tool.
+void McpServer::route_method(const std::string& method, const json& id, const json& params, Routed& routed) {
+  if (method == "initialize") {
+    routed.reply = result_reply(id, initialize_result(params));
+  } else if (method == "ping") {
+    routed.reply = result_reply(id, json::object());
+  } else if (method == "tools/list") {
+    json listed = json::array();
+    for (const auto& tool : tools_) {
+      json entry = {{"name", tool.name}, {"description", tool.description}, {"inputSchema", tool.input_schema}};
+      if (!tool.title.empty()) entry["title"] = tool.title;
+      listed.push_back(std::move(entry));
+    }
+    routed.reply = result_reply(id, {{"tools", std::move(listed)}});  // one page: no nextCursor
+  } else if (method == "tools/call") {
+    route_tool_call(id, params, routed);
+  } else {
+    routed.reply = error_reply(id, kMethodNotFound, fmt::format("Method not found: {}", method));
+  }
+}
+
+json McpServer::initialize_result(const json& params) const {
+  std::string version(kSupportedProtocolVersions[0]);
+  if (const auto asked = params.find("protocolVersion"); asked != params.end() && asked->is_string()) {
+    const auto& text = asked->get_ref<const std::string&>();
+    for (const auto supported : kSupportedProtocolVersions) {
+      if (text == supported) version = text;
+    }
+  }
+  json server_info = {{"name", info_.name}, {"version", info_.version}};
+  json result = {{"protocolVersion", version},
+                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                 {"serverInfo", std::move(server_info)}};
+  if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
+  return result;
+}
+
+// tools/call: the tool by name and its arguments checked against its schema; the call itself is deferred.
+void McpServer::route_tool_call(const json& id, const json& params, Routed& routed) {
+  const auto name = params.find("name");
+  if (name == params.end() || !name->is_string()) {
+    routed.reply = error_reply(id, kInvalidParams, "Invalid params: tools/call needs params.name (a string)");
+    return;
+  }
+  const auto& wanted = name->get_ref<const std::string&>();
+  const auto tool =
+      std::find_if(tools_.begin(), tools_.end(), [&](const ToolDescriptor& t) { return t.name == wanted; });
+  if (tool == tools_.end()) {
+    routed.reply = error_reply(
+        id, kInvalidParams,
+        fmt::format("Invalid params: unknown tool '{}'; tools: {}", name->get<std::string>(), tool_names(tools_)));
+    return;
+  }
+  json arguments = json::object();
+  if (const auto given = params.find("arguments"); given != params.end() && !given->is_null()) arguments = *given;
+  if (!arguments.is_object()) {  // the request itself is malformed (CallToolRequest.params.arguments is an object)
+    routed.reply = error_reply(id, kInvalidParams,
+                               fmt::format("Invalid params for tool '{}': arguments must be an object, got {}",
+                                           tool->name, arguments.type_name()));
+    return;
+  }
+  // MCP 2025-11-25, server/tools "Error Handling" (SEP-1303): input validation errors are tool execution errors,
+  // reported in the result with isError so the model can read them and correct its call. No handler runs.
+  if (auto problem = validate_arguments(tool->input_schema, arguments)) {
+    const std::string text = fmt::format("Invalid arguments for tool '{}': {}", tool->name, *problem);
+    routed.reply = result_reply(
+        id, {{"isError", true},
+             {"structuredContent", {{"status", "INVALID_ARGUMENTS"}, {"tool", tool->name}, {"error", *problem}}},
+             {"content", json::array({{{"type", "text"}, {"text", text}}})}});
+    return;
+  }
+  routed.tool = &*tool;
+  routed.id = id;
+  routed.arguments = std::move(arguments);
+  if (const auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
+    if (const auto token = meta->find("progressToken"); token != meta->end() && is_valid_id(*token)) {
+      routed.progress_token = *token;
+    }
+  }
 }
 
 json McpServer::call_tool(const json& id, const ToolDescriptor& tool, const json& arguments) {

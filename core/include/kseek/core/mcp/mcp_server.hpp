@@ -92,6 +92,9 @@ class McpServer {
  private:
   struct Routed;  // what one line asks for: an immediate reply, nothing, or a deferred tool call
   Routed route(std::string_view line);
+  void route_method(const std::string& method, const nlohmann::json& id, const nlohmann::json& params, Routed& routed);
+  void route_tool_call(const nlohmann::json& id, const nlohmann::json& params, Routed& routed);
+  nlohmann::json initialize_result(const nlohmann::json& params) const;
   nlohmann::json call_tool(const nlohmann::json& id, const ToolDescriptor& tool, const nlohmann::json& arguments);
 
   ServerInfo info_;
