@@ -26,9 +26,8 @@ struct Outer {
 
 std::string_view to_string(Colour c) { return c == Colour::kRed ? "red" : "blue"; }
 std::optional<std::string> read_enum(std::string_view text, Colour& out) {
-  if (text == "red") out = Colour::kRed;
-  else if (text == "blue") out = Colour::kBlue;
-  else return "expected red or blue, found \"" + std::string(text) + "\"";
+  if (text != "red" && text != "blue") return "expected red or blue, found \"" + std::string(text) + "\"";
+  out = text == "red" ? Colour::kRed : Colour::kBlue;
   return std::nullopt;
 }
 
