@@ -301,6 +301,108 @@ std::optional<std::size_t> ReportModel::latest_with_geomean() const {
   return std::nullopt;
 }
 
+namespace {
+
+// The same rule as every campaign command: in a signed campaign, what kseek did not sign is not a record. Where the
+// key is not on this machine, nothing can be verified, and the page says so; where it is kept in the campaign folder,
+// the page says what its signatures can and cannot show. Damaged lines become warnings.
+void verify_signatures(const fs::path& dir, LogContents& log, ReportModel& model) {
+  if (const std::string id = campaign_id_of(log.records); !id.empty()) {
+    if (auto key = load_campaign_key(id, dir)) {
+      set_aside_unsigned(log, key->key);
+      if (key->place == KeyPlace::kCampaignFolder) {
+        model.warnings.push_back({".kseek-key/", std::string(kKeyInCampaignNote)});
+      }
+    } else {
+      model.warnings.push_back({".kseek/log.jsonl", "the records cannot be verified on this machine (" +
+                                                        key.error().message + "): the page shows them as written"});
+    }
+  }
+  for (const auto& damaged : log.damaged) {
+    model.warnings.push_back(
+        {log_place(damaged.line), fmt::format("{}; the line starts '{}'", damaged.reason, damaged.excerpt)});
+  }
+}
+
+// Counts, evaluations and the timeline from the log's records; warns where campaign.json is not the file the log
+// recorded. Returns, per evaluation, the hash its log entry holds.
+std::vector<std::string> walk_log(const LogContents& log, const std::string& config_text, ReportModel& model) {
+  std::vector<std::string> record_hashes;  // per evaluation, the hash its log entry holds
+  std::string logged_config_hash;
+  std::size_t logged_config_line = 0;
+  for (const auto& record : log.records) {
+    const std::string type = text_of(record.value, "type");
+    if (type.empty()) {
+      model.warnings.push_back({log_place(record.line), "a record without a type; ignored"});
+      continue;
+    }
+    ++model.record_counts[type];
+    if (type == "init" || type == "config") {  // the newest of these holds the hash campaign.json must have
+      if (type == "init" && model.created.empty()) model.created = text_of(record.value, "time");
+      logged_config_hash = text_of(record.value, "config_sha256");
+      logged_config_line = record.line;
+      if (type == "config") add_timeline(record, type, model);
+    } else if (type == "evaluation") {
+      add_evaluation(record, model);
+      record_hashes.push_back(text_of(record.value, "record_sha256"));
+    } else if (type == "event" || type == "question" || type == "claim" || type == "steer" || type == "gate" ||
+               type == "session") {
+      add_timeline(record, type, model);
+    } else if (type == "hook") {
+      ++model.hook_decisions[text_of(record.value, "decision")];
+    }
+  }
+  if (!model.record_counts.count("init") && !log.records.empty()) {
+    model.warnings.push_back({".kseek/log.jsonl", "the log has no init record"});
+  }
+  if (logged_config_line > 0 && logged_config_hash != sha256_hex(config_text)) {
+    model.warnings.push_back(
+        {"campaign.json", fmt::format("was changed outside kseek: it hashes to {}, the log "
+                                      "recorded {} ({}); the report shows the file as it is now",
+                                      sha256_hex(config_text), logged_config_hash, log_place(logged_config_line))});
+  }
+  return record_hashes;
+}
+
+// Every scenario any evaluation measured, with its name, and each evaluation's failures.
+void index_scenarios(ReportModel& model) {
+  std::map<std::string, std::string> names;
+  for (const auto& e : model.evaluations) {
+    if (!e.record.is_object() || !e.record.contains("scenarios") || !e.record["scenarios"].is_array()) continue;
+    for (const auto& s : e.record["scenarios"]) {
+      const std::string id = text_of(s, "scenario"), name = text_of(s, "name");
+      if (!id.empty() && !name.empty()) names[id] = name;
+    }
+  }
+  std::set<std::string> ids;
+  for (const auto& e : model.evaluations) {
+    for (const auto& [id, cell] : e.cells) ids.insert(id);
+  }
+  for (const auto& id : ids) {
+    const auto it = names.find(id);
+    model.scenarios.push_back({id, it == names.end() ? std::string() : it->second});
+  }
+  for (const auto& e : model.evaluations) collect_failures(e, names, model);
+}
+
+// Each timeline entry's neighbouring evaluations and their geomeans.
+void link_timeline(ReportModel& model) {
+  for (auto& t : model.timeline) {
+    if (t.evaluations_before > 0) {
+      const auto& before = model.evaluations[t.evaluations_before - 1];
+      t.after_evaluation = before.number;
+      t.geomean_before = before.geomean;
+    }
+    if (t.evaluations_before < model.evaluations.size()) {
+      const auto& next = model.evaluations[t.evaluations_before];
+      t.next_evaluation = next.number;
+      t.geomean_after = next.geomean;
+    }
+  }
+}
+
+}  // namespace
+
 Result<ReportModel> build_report_model(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return make_error(fmt::format("campaign folder '{}' does not exist", dir.string()));
@@ -339,94 +441,14 @@ Result<ReportModel> build_report_model(const fs::path& dir) {
   }
   auto log = read_records(log_file);
   if (!log) return make_error("reading the campaign log failed: " + log.error().message);
-  // The same rule as every campaign command: in a signed campaign, what kseek did not sign is not a record. Where the
-  // key is not on this machine, nothing can be verified, and the page says so; where it is kept in the campaign
-  // folder, the page says what its signatures can and cannot show.
-  if (const std::string id = campaign_id_of(log->records); !id.empty()) {
-    if (auto key = load_campaign_key(id, dir)) {
-      set_aside_unsigned(*log, key->key);
-      if (key->place == KeyPlace::kCampaignFolder) {
-        model.warnings.push_back({".kseek-key/", std::string(kKeyInCampaignNote)});
-      }
-    } else {
-      model.warnings.push_back({".kseek/log.jsonl", "the records cannot be verified on this machine (" +
-                                                        key.error().message + "): the page shows them as written"});
-    }
-  }
-  for (const auto& damaged : log->damaged) {
-    model.warnings.push_back(
-        {log_place(damaged.line), fmt::format("{}; the line starts '{}'", damaged.reason, damaged.excerpt)});
-  }
-
-  std::vector<std::string> record_hashes;  // per evaluation, the hash its log entry holds
-  std::string logged_config_hash;
-  std::size_t logged_config_line = 0;
-  for (const auto& record : log->records) {
-    const std::string type = text_of(record.value, "type");
-    if (type.empty()) {
-      model.warnings.push_back({log_place(record.line), "a record without a type; ignored"});
-      continue;
-    }
-    ++model.record_counts[type];
-    if (type == "init" || type == "config") {  // the newest of these holds the hash campaign.json must have
-      if (type == "init" && model.created.empty()) model.created = text_of(record.value, "time");
-      logged_config_hash = text_of(record.value, "config_sha256");
-      logged_config_line = record.line;
-      if (type == "config") add_timeline(record, type, model);
-    } else if (type == "evaluation") {
-      add_evaluation(record, model);
-      record_hashes.push_back(text_of(record.value, "record_sha256"));
-    } else if (type == "event" || type == "question" || type == "claim" || type == "steer" || type == "gate" ||
-               type == "session") {
-      add_timeline(record, type, model);
-    } else if (type == "hook") {
-      ++model.hook_decisions[text_of(record.value, "decision")];
-    }
-  }
-  if (!model.record_counts.count("init") && !log->records.empty()) {
-    model.warnings.push_back({".kseek/log.jsonl", "the log has no init record"});
-  }
-  if (logged_config_line > 0 && logged_config_hash != sha256_hex(*config_text)) {
-    model.warnings.push_back(
-        {"campaign.json", fmt::format("was changed outside kseek: it hashes to {}, the log "
-                                      "recorded {} ({}); the report shows the file as it is now",
-                                      sha256_hex(*config_text), logged_config_hash, log_place(logged_config_line))});
-  }
-
+  verify_signatures(dir, *log, model);
+  const std::vector<std::string> record_hashes = walk_log(*log, *config_text, model);
   for (std::size_t i = 0; i < model.evaluations.size(); ++i) {
     load_full_record(state_dir, model.evaluations[i], record_hashes[i], model);
   }
 
-  std::map<std::string, std::string> names;
-  for (const auto& e : model.evaluations) {
-    if (!e.record.is_object() || !e.record.contains("scenarios") || !e.record["scenarios"].is_array()) continue;
-    for (const auto& s : e.record["scenarios"]) {
-      const std::string id = text_of(s, "scenario"), name = text_of(s, "name");
-      if (!id.empty() && !name.empty()) names[id] = name;
-    }
-  }
-  std::set<std::string> ids;
-  for (const auto& e : model.evaluations) {
-    for (const auto& [id, cell] : e.cells) ids.insert(id);
-  }
-  for (const auto& id : ids) {
-    const auto it = names.find(id);
-    model.scenarios.push_back({id, it == names.end() ? std::string() : it->second});
-  }
-  for (const auto& e : model.evaluations) collect_failures(e, names, model);
-
-  for (auto& t : model.timeline) {
-    if (t.evaluations_before > 0) {
-      const auto& before = model.evaluations[t.evaluations_before - 1];
-      t.after_evaluation = before.number;
-      t.geomean_before = before.geomean;
-    }
-    if (t.evaluations_before < model.evaluations.size()) {
-      const auto& next = model.evaluations[t.evaluations_before];
-      t.next_evaluation = next.number;
-      t.geomean_after = next.geomean;
-    }
-  }
+  index_scenarios(model);
+  link_timeline(model);
   model.roofline = roofline_of(model);
   return model;
 }
