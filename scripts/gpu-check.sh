@@ -141,7 +141,7 @@ for job in "${jobs[@]}"; do
           echo "(init exit $?)"
           python3 scripts/mcp-session.py "$gemm_dir" eval status ask gate
           echo "(mcp-session exit $?)"
-          (cd "$gemm_dir" && $kseek status); } > "$out/gemm-campaign.txt" 2>&1
+          (kseek_path=$(realpath "$kseek") && cd "$gemm_dir" && "$kseek_path" status); } > "$out/gemm-campaign.txt" 2>&1
         tail -5 "$out/gemm-campaign.txt" >> "$log"
         tar -C "$(dirname "$gemm_dir")" -cf "$out/gemm-campaign.tar" --exclude=.claude --exclude=.codex \
             --exclude=.mcp.json --exclude=.kseek-key "$(basename "$gemm_dir")"

@@ -488,70 +488,160 @@ __device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src
 // =====================================================================================================================
 // The attention kernel: one CTA = one (sequence, kv head, block of kBM packed query rows, key split).
 // Per key tile: S = Q K^T (+ Qv V^T)  ->  mask, softcap  ->  online softmax in base 2  ->  O += P V.
+// attention_forward runs the stages below in order; they pass their state on in the small structs that follow.
+//
+// The stages are written so that NVVM sees the same code as when they were one function, and ptxas allocates the same
+// registers (sm_100a moves by tens of registers on small changes). Measured rules, each one needed:
+//  - a stage fills its results through a reference: a struct returned by value reorders the PTX;
+//  - the early returns stay in attention_forward, not behind a bool returned by a stage;
+//  - the running state is three plain arrays (o, m_run, l_run) declared before any other local array: an inlined
+//    function's local arrays are placed ahead of its caller's and renumber the loop registers, so the key chunk's
+//    float scratch is one struct that attention_forward declares after them (the u32 A fragments inside the stages
+//    still come first: in the two-chunk prefill kernels that renumbers registers but changes no count);
+//  - O += P V stays in kv_main_loop: behind a call of its own the whole prefill main loop changes on sm_100a.
 // =====================================================================================================================
+
+// Which warp and lane this thread is, read once at entry.
+struct WarpRole {
+  int tid, lane;
+  int wn;     // key/channel split index of this warp within its row group
+  int g, t4;  // MMA fragment row and column pair
+};
+
+// What one CTA works on (CTA-uniform): its sequence, kv head and packed query rows, and the key tiles of its split.
+struct CtaWork {
+  int b, kvh, group;               // sequence, kv head, query heads per kv head
+  int m_block;                     // block of kBM packed query rows
+  int split, num_splits;           // this CTA's key split (blockIdx.z) and gridDim.z
+  int q_start, sq;                 // first query token of the sequence and its number of tokens
+  int rows, row0;                  // packed query rows of the sequence (sq * group) and the CTA's first
+  int sk, k_start;                 // keys of the sequence and its first row in packed K/V (0 when paged)
+  int shift, wl, wr;               // sk - sq and the window edges visible_lo/visible_hi take (wr = 0 when causal)
+  int unmasked_from, unmasked_to;  // a chunk of keys inside [from, to) needs no mask in any row of the CTA
+  int my_first, my_count;          // this split's first key tile and its number of tiles
+};
+
+// Logits in base 2: m is tracked in the units of s (raw or tanh), exp_mult > 0 maps them.
+struct SoftmaxScales {
+  float cap_in;    // s * cap_in goes through tanh when use_softcap
+  float exp_mult;  // p = 2^(s * exp_mult - m * exp_mult)
+  float v_scale;   // fp8 V descale, applied to the output
+  bool use_softcap;
+  bool has_qv;  // MLA tiling with a q_v operand in this problem
+};
+
+// Where the main loop streams K/V from: the tensors as bytes and whether they take 16-byte (fp8: 8-byte) cp.async.
+struct KvSource {
+  const u8* kb;
+  const u8* vb;
+  bool vec;
+};
+
+// This thread's place in the warp tiling and its ldmatrix lane coordinates (elements of the shared tiles).
+struct ThreadLayout {
+  int wn, g, t4;                           // as in WarpRole
+  int a_row, a_col;                        // A operands: row lane%16, column half lane/16
+  int bk_row4, bk_col4, bk_row2, bk_col2;  // B from row-major K-like tiles (x4: two n-tiles; x2: one)
+  int bv_row, bv_col4;                     // B from V for PV (.trans; x4: two channel tiles; x2: one)
+  int warp_row, warp_key, warp_ch;         // first local row, key of a chunk and O channel of this warp
+};
+
+// Where one key chunk of the main loop lies: its K/V buffer and its first key within the tile and within the sequence.
+struct ChunkPos {
+  int buf, c0, nc;
+};
+
+// Per-thread scratch of one key chunk (stage 4). attention_forward owns it (see the rules above).
 template <class C>
-__device__ __forceinline__ void attention_forward(const Args& args) {
-  const AttentionProblem& pr = args.problem;
-  SharedStorage<C>& sm = *reinterpret_cast<SharedStorage<C>*>(kseek_fa3_smem);
-  constexpr int kMT = C::kMT, kNTS = C::kNTS, kNTO = C::kNTO, kBN = C::kBN, kS = C::kStages;
-  constexpr bool kF16 = C::kMmaF16;
+struct ChunkScratch {
+  float sacc[C::kSAcc][C::kMT][C::kNTS][4];  // independent S accumulators (MMA C layout)
+  float s[C::kMT][C::kNTS][4];               // S, then the probabilities P
+  float mx[C::kMT][2];                       // row maxima of the chunk
+  float alpha[C::kMT][2];                    // rescale factors 2^(m_old - m_new) of O and l
+  float m_scaled[2];                         // new row maxima of one 16-row tile, in exponent units
+};
 
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm = warp / C::kWN, wn = warp - (warp / C::kWN) * C::kWN;
-  const int g = lane >> 2, t4 = lane & 3;  // MMA fragment row and column pair
-
-  const int hkv = pr.num_heads_kv;
-  const int group = pr.num_heads_q / hkv;
-  const int b = blockIdx.x / hkv, kvh = blockIdx.x - (blockIdx.x / hkv) * hkv;
-  const int m_block = gridDim.y - 1 - blockIdx.y;  // the heaviest causal row blocks start first
-  const int split = blockIdx.z, num_splits = gridDim.z;
-
-  if (num_splits > 1 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && tid == 0) {
-    *static_cast<int*>(args.workspace) = num_splits;  // read by the combine kernel, ordered by the stream
+// One past the last key visible to query token i. Bidirectional spans (causal only) extend a row's right edge to its
+// span's end; edges stay monotone in the row. Compiled in only for a plugin whose problems can carry spans
+// (problem_features.h): even unused, the span code costs the decode kernels ~25 registers and up to 8% of their speed
+// on the H200 (measured 2026-11-30).
+__device__ __forceinline__ int row_hi(const AttentionProblem& pr, const CtaWork& cta, int i) {
+  const int hi = visible_hi(i, cta.shift, cta.wr, cta.sk);
+  if constexpr (kseek::attention::kProblemsHaveSpans) {
+    if (pr.num_spans == 0) return hi;
+    const int* spans = pr.spans + static_cast<i64>(cta.b) * pr.span_batch_stride;
+    return imax(hi, imin(span_end_at(spans, pr.num_spans, static_cast<i64>(i) + cta.shift), cta.sk));
+  } else {
+    return hi;
   }
-  if (b >= pr.batch) return;
+}
 
-  const int q_start = pr.cu_seqlens_q[b];
-  const int sq = pr.cu_seqlens_q[b + 1] - q_start;
-  const int rows = sq * group;
-  const int row0 = m_block * C::kBM;
-  if (row0 >= rows) return;  // CTA-uniform: no barrier is skipped by part of the CTA
-  const int sk = pr.seqused_k ? pr.seqused_k[b] : pr.cu_seqlens_k[b + 1] - pr.cu_seqlens_k[b];
-  const int k_start = pr.paged ? 0 : pr.cu_seqlens_k[b];
+template <class C>
+__device__ __forceinline__ void init_warp_role(WarpRole& r) {
+  r.tid = threadIdx.x;
+  r.lane = r.tid & 31;
+  const int warp = r.tid >> 5;
+  r.wn = warp - (warp / C::kWN) * C::kWN;
+  r.g = r.lane >> 2;
+  r.t4 = r.lane & 3;
+}
 
-  // ---- visible key range of this row block (edge tiles recompute each row's own range) ---------------------------
-  const int shift = sk - sq;
-  const int wl = pr.window_left;
-  const int wr = pr.causal ? 0 : pr.window_right;
-  const int i_first = row0 / group;
-  const int i_last = (imin(row0 + C::kBM, rows) - 1) / group;
-  // Bidirectional spans (causal only) extend a row's right edge to its span's end; edges stay monotone in the row.
-  // Compiled in only for a plugin whose problems can carry spans (problem_features.h): even unused, the span code
-  // costs the decode kernels ~25 registers and up to 8% of their speed on the H200 (measured 2026-11-30).
-  const auto row_hi = [&](int i) {
-    const int hi = visible_hi(i, shift, wr, sk);
-    if constexpr (kseek::attention::kProblemsHaveSpans) {
-      if (pr.num_spans == 0) return hi;
-      const int* spans = pr.spans + static_cast<i64>(b) * pr.span_batch_stride;
-      return imax(hi, imin(span_end_at(spans, pr.num_spans, static_cast<i64>(i) + shift), sk));
-    } else {
-      return hi;
-    }
-  };
-  const int k_begin = visible_lo(i_first, shift, wl);
-  const int k_end = row_hi(i_last);
-  const int unmasked_from = visible_lo(i_last, shift, wl);  // a tile starting here needs no left-edge mask
-  const int unmasked_to = row_hi(i_first);                  // a tile ending here needs no right/sk mask
+// ---- stage 1a: grid position -> sequence, kv head, row block and key split; the split count to the workspace ------
+template <class C>
+__device__ __forceinline__ void locate_cta(const Args& args, const WarpRole& role, CtaWork& cta) {
+  const AttentionProblem& pr = args.problem;
+  const int hkv = pr.num_heads_kv;
+  cta.group = pr.num_heads_q / hkv;
+  cta.b = blockIdx.x / hkv;
+  cta.kvh = blockIdx.x - (blockIdx.x / hkv) * hkv;
+  cta.m_block = gridDim.y - 1 - blockIdx.y;  // the heaviest causal row blocks start first
+  cta.split = blockIdx.z;
+  cta.num_splits = gridDim.z;
+
+  if (cta.num_splits > 1 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && role.tid == 0) {
+    *static_cast<int*>(args.workspace) = cta.num_splits;  // read by the combine kernel, ordered by the stream
+  }
+}
+
+// ---- stage 1b: the sequence's packed query rows and the CTA's first (only for a sequence that exists) -------------
+template <class C>
+__device__ __forceinline__ void locate_rows(const AttentionProblem& pr, CtaWork& cta) {
+  cta.q_start = pr.cu_seqlens_q[cta.b];
+  cta.sq = pr.cu_seqlens_q[cta.b + 1] - cta.q_start;
+  cta.rows = cta.sq * cta.group;
+  cta.row0 = cta.m_block * C::kBM;
+}
+
+// ---- stage 1c: the keys visible to the CTA's rows and the key tiles of its split (only for rows that exist) -------
+// Edge tiles recompute each row's own range (mask_and_row_max).
+template <class C>
+__device__ __forceinline__ void plan_key_tiles(const AttentionProblem& pr, CtaWork& cta) {
+  constexpr int kBN = C::kBN;
+  cta.sk = pr.seqused_k ? pr.seqused_k[cta.b] : pr.cu_seqlens_k[cta.b + 1] - pr.cu_seqlens_k[cta.b];
+  cta.k_start = pr.paged ? 0 : pr.cu_seqlens_k[cta.b];
+  cta.shift = cta.sk - cta.sq;
+  cta.wl = pr.window_left;
+  cta.wr = pr.causal ? 0 : pr.window_right;
+  const int i_first = cta.row0 / cta.group;
+  const int i_last = (imin(cta.row0 + C::kBM, cta.rows) - 1) / cta.group;
+  const int k_begin = visible_lo(i_first, cta.shift, cta.wl);
+  const int k_end = row_hi(pr, cta, i_last);
+  cta.unmasked_from = visible_lo(i_last, cta.shift, cta.wl);  // a tile starting here needs no left-edge mask
+  cta.unmasked_to = row_hi(pr, cta, i_first);                 // a tile ending here needs no right/sk mask
   const int t_begin = k_begin / kBN;
   const int t_end = k_end > k_begin ? (k_end + kBN - 1) / kBN : t_begin;
-  const int tiles_per_split = (t_end - t_begin + num_splits - 1) / num_splits;
-  const int my_first = t_begin + split * tiles_per_split;
-  const int my_count = imax(0, imin(tiles_per_split, t_end - my_first));
+  const int tiles_per_split = (t_end - t_begin + cta.num_splits - 1) / cta.num_splits;
+  cta.my_first = t_begin + cta.split * tiles_per_split;
+  cta.my_count = imax(0, imin(tiles_per_split, t_end - cta.my_first));
+}
 
-  // ---- scales: logits in base 2; m is tracked in the units of s (raw or tanh), exp_mult > 0 maps them ----------
+// ---- stage 2: scales (fp8 folds its per-(sequence, kv head) descales into them) ------------------------------------
+template <class C>
+__device__ __forceinline__ void init_scales(const AttentionProblem& pr, const CtaWork& cta, SoftmaxScales& sc) {
   float qk_descale = 1.0f, v_scale = 1.0f;
   if constexpr (C::kFp8) {
-    const i64 di = static_cast<i64>(b) * pr.descale_batch_stride + static_cast<i64>(kvh) * pr.descale_head_stride;
+    const i64 di =
+        static_cast<i64>(cta.b) * pr.descale_batch_stride + static_cast<i64>(cta.kvh) * pr.descale_head_stride;
     if (pr.q_descale) qk_descale *= pr.q_descale[di];
     if (pr.k_descale) qk_descale *= pr.k_descale[di];
     if (pr.v_descale) v_scale = pr.v_descale[di];
@@ -560,73 +650,305 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const bool use_softcap = pr.softcap > 0.0f;
   const float cap_in = use_softcap ? scale / pr.softcap : 0.0f;
   const float exp_mult = use_softcap ? pr.softcap * kLog2e : scale * kLog2e;
-  const bool has_qv = C::kQv && pr.has_q_v;
+  sc.cap_in = cap_in;
+  sc.exp_mult = exp_mult;
+  sc.v_scale = v_scale;
+  sc.use_softcap = use_softcap;
+  sc.has_qv = C::kQv && pr.has_q_v;
+}
 
-  // ---- vector-copy eligibility (uniform); misaligned tensors take the synchronous element path ------------------
+// ---- stage 3: prologue: Q (+ q_v), offsets of the first kS tiles, copies of the first kS - 1 tiles ----------------
+template <class C>
+__device__ __forceinline__ void start_pipeline(SharedStorage<C>& sm, const AttentionProblem& pr, const CtaWork& cta,
+                                               bool has_qv, KvSource& src) {
+  constexpr int kS = C::kStages;
+  // Vector-copy eligibility (uniform); misaligned tensors take the synchronous element path.
   constexpr int kEs = C::kElemBytes;
   constexpr int kVecBytes = C::kFp8 ? 8 : 16;
-  const bool kv_vec =
-      aligned_to(pr.k, pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0, kEs, kVecBytes) &&
-      aligned_to(pr.v, pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0, kEs, kVecBytes);
+  src.vec = aligned_to(pr.k, pr.k_row_stride, pr.k_head_stride, pr.paged ? pr.k_block_stride : 0, kEs, kVecBytes) &&
+            aligned_to(pr.v, pr.v_row_stride, pr.v_head_stride, pr.paged ? pr.v_block_stride : 0, kEs, kVecBytes);
   const bool q_vec = aligned_to(pr.q, pr.q_row_stride, pr.q_head_stride, 0, kEs, kVecBytes);
 
-  // ---- prologue: Q (+ q_v), offsets of the first kS tiles, copies of the first kS - 1 tiles ----------------------
-  load_query_rows<C, C::kChunksK, C::kLdK>(sm.q, pr.q, pr.q_row_stride, pr.q_head_stride, pr.head_dim, q_start, row0,
-                                           rows, group, kvh, q_vec);
+  load_query_rows<C, C::kChunksK, C::kLdK>(sm.q, pr.q, pr.q_row_stride, pr.q_head_stride, pr.head_dim, cta.q_start,
+                                           cta.row0, cta.rows, cta.group, cta.kvh, q_vec);
   if constexpr (C::kQv) {
     if (has_qv) {
       const bool qv_vec = aligned_to(pr.q_v, pr.qv_row_stride, pr.qv_head_stride, 0, kEs, kVecBytes);
       load_query_rows<C, C::kChunksV, C::kLdV>(sm.qv, pr.q_v, pr.qv_row_stride, pr.qv_head_stride, pr.head_dim_v,
-                                               q_start, row0, rows, group, kvh, qv_vec);
+                                               cta.q_start, cta.row0, cta.rows, cta.group, cta.kvh, qv_vec);
     }
   }
 #pragma unroll
   for (int j = 0; j < kS; ++j) {
-    if (j < my_count) {
-      store_tile_offsets(sm, j, my_first + j, fetch_tile_row<C>(my_first + j, pr, b, sk, k_start), pr, kvh);
+    if (j < cta.my_count) {
+      const int fetched = fetch_tile_row<C>(cta.my_first + j, pr, cta.b, cta.sk, cta.k_start);
+      store_tile_offsets(sm, j, cta.my_first + j, fetched, pr, cta.kvh);
     }
   }
   __syncthreads();  // tile offsets written by some threads are read by every thread's copies
-  const u8* kb = static_cast<const u8*>(pr.k);
-  const u8* vb = static_cast<const u8*>(pr.v);
+  src.kb = static_cast<const u8*>(pr.k);
+  src.vb = static_cast<const u8*>(pr.v);
 #pragma unroll
   for (int j = 0; j < kS - 1; ++j) {
-    if (j < my_count) issue_kv_tile(sm, j, kb, vb, pr.head_dim, pr.head_dim_v, kv_vec);
+    if (j < cta.my_count) issue_kv_tile(sm, j, src.kb, src.vb, pr.head_dim, pr.head_dim_v, src.vec);
     cp_async_commit();  // one group per ring slot, empty or not, so wait_group counts stay uniform
   }
+}
 
-  // ---- per-thread running state -----------------------------------------------------------------------------------
-  float o[kMT][kNTO][4];
-  float m_run[kMT][2], l_run[kMT][2];
+template <class C>
+__device__ __forceinline__ void clear_running_rows(float (&o)[C::kMT][C::kNTO][4], float (&m_run)[C::kMT][2],
+                                                   float (&l_run)[C::kMT][2]) {
 #pragma unroll
-  for (int mt = 0; mt < kMT; ++mt) {
+  for (int mt = 0; mt < C::kMT; ++mt) {
 #pragma unroll
-    for (int nt = 0; nt < kNTO; ++nt) {
+    for (int nt = 0; nt < C::kNTO; ++nt) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) o[mt][nt][e] = 0.0f;
     }
     m_run[mt][0] = m_run[mt][1] = neg_inf();
     l_run[mt][0] = l_run[mt][1] = 0.0f;
   }
+}
 
-  // ldmatrix lane addresses (bytes in the shared window). A operands: row lane%16, column half lane/16.
-  const int a_row = lane & 15, a_col = (lane >> 4) * 8;
-  // B from row-major K-like tiles (x4: two n-tiles; x2: one): key row and k-column half of this lane.
-  const int bk_row4 = (lane & 7) + ((lane >> 4) << 3), bk_col4 = ((lane >> 3) & 1) * 8;
-  const int bk_row2 = lane & 7, bk_col2 = ((lane >> 3) & 1) * 8;
-  // B from V for PV (.trans; x4: two channel tiles; x2: one).
-  const int bv_row = (lane & 7) + (((lane >> 3) & 1) << 3), bv_col4 = (lane >> 4) * 8;
-  const int warp_row = wm * kMT * 16;  // first local row of this warp
-  const int warp_key = wn * C::kKeysPerWarp;
-  const int warp_ch = wn * C::kChPerWarp;
+template <class C>
+__device__ __forceinline__ void init_thread_layout(const WarpRole& r, ThreadLayout& tl) {
+  const int lane = r.lane;
+  tl.wn = r.wn;
+  tl.g = r.g;
+  tl.t4 = r.t4;
+  tl.a_row = lane & 15;
+  tl.a_col = (lane >> 4) * 8;
+  tl.bk_row4 = (lane & 7) + ((lane >> 4) << 3);
+  tl.bk_col4 = ((lane >> 3) & 1) * 8;
+  tl.bk_row2 = lane & 7;
+  tl.bk_col2 = ((lane >> 3) & 1) * 8;
+  tl.bv_row = (lane & 7) + (((lane >> 3) & 1) << 3);
+  tl.bv_col4 = (lane >> 4) * 8;
+  const int wm = (r.tid >> 5) / C::kWN;  // row group of this warp
+  tl.warp_row = wm * C::kMT * 16;
+  tl.warp_key = r.wn * C::kKeysPerWarp;
+  tl.warp_ch = r.wn * C::kChPerWarp;
+}
 
-  // ================================================ main loop =======================================================
-  for (int j = 0; j < my_count; ++j) {
+// ---- stage 4a: S = Q K^T (+ Qv V^T) of the chunk at `at`, into scr.s ----------------------------------------------
+template <class C>
+__device__ __forceinline__ void compute_scores(const SharedStorage<C>& sm, const ChunkPos& at, bool has_qv,
+                                               const ThreadLayout& tl, ChunkScratch<C>& scr) {
+  constexpr int kMT = C::kMT, kNTS = C::kNTS;
+  constexpr bool kF16 = C::kMmaF16;
+  const int buf = at.buf, c0 = at.c0;
+  const int warp_row = tl.warp_row, warp_key = tl.warp_key, a_row = tl.a_row, a_col = tl.a_col;
+  float(&sacc)[C::kSAcc][kMT][kNTS][4] = scr.sacc;
+#pragma unroll
+  for (int x = 0; x < C::kSAcc; ++x)
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sacc[x][mt][nt][e] = 0.0f;
+
+  {
+    const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
+    const u32 k_addr4 = smem_u32(&sm.k[buf][c0 + warp_key + tl.bk_row4][tl.bk_col4]);
+    const u32 k_addr2 = smem_u32(&sm.k[buf][c0 + warp_key + tl.bk_row2][tl.bk_col2]);
+#pragma unroll
+    for (int kk = 0; kk < C::kD / 16; ++kk) {
+      u32 a[kMT][4];
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+        ldsm_x4(q_addr + (mt * 16 * C::kLdK + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+      for (int np = 0; np < kNTS / 2; ++np) {
+        u32 b0, b1, b2, b3;
+        ldsm_x4(k_addr4 + (np * 16 * C::kLdK + kk * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
+          mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
+        }
+      }
+      if constexpr (kNTS % 2 == 1) {
+        u32 b0, b1;
+        ldsm_x2(k_addr2 + ((kNTS - 1) * 8 * C::kLdK + kk * 16) * 2, b0, b1);
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
+      }
+    }
+  }
+  if constexpr (C::kQv) {
+    if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
+      const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
+      const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + warp_key + tl.bk_row4][tl.bk_col4]);
+      const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + warp_key + tl.bk_row2][tl.bk_col2]);
+#pragma unroll
+      for (int kk = 0; kk < C::kDV / 16; ++kk) {
+        u32 a[kMT][4];
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+          ldsm_x4(qv_addr + (mt * 16 * C::kLdV + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+        for (int np = 0; np < kNTS / 2; ++np) {
+          u32 b0, b1, b2, b3;
+          ldsm_x4(v_addr4 + (np * 16 * C::kLdV + kk * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) {
+            mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
+            mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
+          }
+        }
+        if constexpr (kNTS % 2 == 1) {
+          u32 b0, b1;
+          ldsm_x2(v_addr2 + ((kNTS - 1) * 8 * C::kLdV + kk * 16) * 2, b0, b1);
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float x = sacc[0][mt][nt][e];
+#pragma unroll
+        for (int y = 1; y < C::kSAcc; ++y) x += sacc[y][mt][nt][e];
+        scr.s[mt][nt][e] = x;
+      }
+}
+
+// ---- stage 4b: softcap, mask, row max (each feature is one CTA-uniform branch around the whole chunk) -------------
+template <class C>
+__device__ __forceinline__ void mask_and_row_max(SharedStorage<C>& sm, const AttentionProblem& pr, const CtaWork& cta,
+                                                 const SoftmaxScales& sc, const ThreadLayout& tl, const ChunkPos& at,
+                                                 ChunkScratch<C>& scr) {
+  constexpr int kMT = C::kMT, kNTS = C::kNTS;
+  const int g = tl.g, t4 = tl.t4, warp_row = tl.warp_row;
+  const int nc = at.nc;
+  float(&s)[kMT][kNTS][4] = scr.s;
+  float(&mx)[kMT][2] = scr.mx;
+  if (sc.use_softcap) {
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanh_abs_accurate(s[mt][nt][e] * sc.cap_in);
+  }
+  if (!(nc >= cta.unmasked_from && nc + C::kBNC <= cta.unmasked_to)) {
+    // Rare edge tiles: each row's visible range, recomputed here to keep it out of the registers of the hot path.
+    // Rows past the last valid one behave like it (their results are never stored).
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int hf = 0; hf < 2; ++hf) {
+        const int tok = imin(cta.row0 + warp_row + mt * 16 + hf * 8 + g, cta.rows - 1) / cta.group;
+        const int lo = visible_lo(tok, cta.shift, cta.wl), hi = row_hi(pr, cta, tok);
+#pragma unroll
+        for (int nt = 0; nt < kNTS; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int key = nc + tl.warp_key + nt * 8 + 2 * t4 + e;
+            if (key < lo || key >= hi) s[mt][nt][2 * hf + e] = neg_inf();
+          }
+      }
+  }
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+    mx[mt][0] = mx[mt][1] = neg_inf();
+#pragma unroll
+    for (int nt = 0; nt < kNTS; ++nt) {
+      mx[mt][0] = fmaxf(mx[mt][0], fmaxf(s[mt][nt][0], s[mt][nt][1]));
+      mx[mt][1] = fmaxf(mx[mt][1], fmaxf(s[mt][nt][2], s[mt][nt][3]));
+    }
+#pragma unroll
+    for (int hf = 0; hf < 2; ++hf) {
+      mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 1));
+      mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 2));
+    }
+  }
+  if constexpr (C::kWN > 1) {
+    if (t4 == 0) {
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        sm.red_max[tl.wn][warp_row + mt * 16 + g] = mx[mt][0];
+        sm.red_max[tl.wn][warp_row + mt * 16 + g + 8] = mx[mt][1];
+      }
+    }
+    __syncthreads();  // every key-split warp's partial row max is visible before the row max is formed
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+      for (int w = 0; w < C::kWN; ++w) {
+        mx[mt][0] = fmaxf(mx[mt][0], sm.red_max[w][warp_row + mt * 16 + g]);
+        mx[mt][1] = fmaxf(mx[mt][1], sm.red_max[w][warp_row + mt * 16 + g + 8]);
+      }
+    }
+  }
+}
+
+// ---- stage 4c: online softmax: p = 2^(s * exp_mult - m), O and l rescaled by 2^(m_old - m_new) -------------------
+template <class C>
+__device__ __forceinline__ void online_softmax(ChunkScratch<C>& scr, float exp_mult, float (&o)[C::kMT][C::kNTO][4],
+                                               float (&m_run)[C::kMT][2], float (&l_run)[C::kMT][2]) {
+  constexpr int kMT = C::kMT, kNTS = C::kNTS, kNTO = C::kNTO;
+  float(&s)[kMT][kNTS][4] = scr.s;
+  float(&alpha)[kMT][2] = scr.alpha;
+  bool rescale = false;
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+    float(&m_scaled)[2] = scr.m_scaled;
+#pragma unroll
+    for (int hf = 0; hf < 2; ++hf) {
+      const float m_new = fmaxf(m_run[mt][hf], scr.mx[mt][hf]);
+      m_scaled[hf] = (m_new == neg_inf()) ? 0.0f : m_new * exp_mult;  // a row with nothing visible yet stays 0
+      alpha[mt][hf] = (m_new == m_run[mt][hf]) ? 1.0f : fast_exp2(fmaf(m_run[mt][hf], exp_mult, -m_scaled[hf]));
+      rescale |= alpha[mt][hf] != 1.0f;
+      m_run[mt][hf] = m_new;
+      l_run[mt][hf] *= alpha[mt][hf];
+    }
+#pragma unroll
+    for (int nt = 0; nt < kNTS; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float p = fast_exp2(fmaf(s[mt][nt][e], exp_mult, -m_scaled[e >> 1]));
+        s[mt][nt][e] = p;
+        l_run[mt][e >> 1] += p;
+      }
+    }
+  }
+  if (__any_sync(0xffffffffu, rescale)) {  // once the row maxima settle, most tiles skip the O rescale
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < kNTO; ++nt) {
+        o[mt][nt][0] *= alpha[mt][0];
+        o[mt][nt][1] *= alpha[mt][0];
+        o[mt][nt][2] *= alpha[mt][1];
+        o[mt][nt][3] *= alpha[mt][1];
+      }
+    }
+  }
+}
+
+// ---- stage 4: the split's key tiles through the cp.async ring; per chunk: stages 4a-4c, then O += P V --------------
+template <class C>
+__device__ __forceinline__ void kv_main_loop(SharedStorage<C>& sm, const AttentionProblem& pr, const CtaWork& cta,
+                                             const SoftmaxScales& sc, const KvSource& src, const ThreadLayout& tl,
+                                             ChunkScratch<C>& scr, float (&o)[C::kMT][C::kNTO][4],
+                                             float (&m_run)[C::kMT][2], float (&l_run)[C::kMT][2]) {
+  constexpr int kMT = C::kMT, kNTS = C::kNTS, kNTO = C::kNTO, kS = C::kStages;
+  constexpr bool kF16 = C::kMmaF16;
+  for (int j = 0; j < cta.my_count; ++j) {
     const int slot = j % kS;
-    if (j + kS - 1 < my_count) issue_kv_tile(sm, (j + kS - 1) % kS, kb, vb, pr.head_dim, pr.head_dim_v, kv_vec);
+    if (j + kS - 1 < cta.my_count)
+      issue_kv_tile(sm, (j + kS - 1) % kS, src.kb, src.vb, pr.head_dim, pr.head_dim_v, src.vec);
     cp_async_commit();
-    const bool fetch_ahead = j + kS < my_count;  // the row table of tile j + kS is fetched now, stored after the MMAs
-    const int fetched = fetch_ahead ? fetch_tile_row<C>(my_first + j + kS, pr, b, sk, k_start) : -1;
+    const bool fetch_ahead =
+        j + kS < cta.my_count;  // the row table of tile j + kS is fetched now, stored after the MMAs
+    const int fetched = fetch_ahead ? fetch_tile_row<C>(cta.my_first + j + kS, pr, cta.b, cta.sk, cta.k_start) : -1;
     cp_async_wait<kS - 1>();
     __syncthreads();  // tile j (and Q) copied by every thread is visible to every warp
     int buf = slot;
@@ -635,197 +957,24 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       buf = 0;
       __syncthreads();  // the widened fp16 tile is complete before any warp reads it
     }
-    const int tile = my_first + j;
-    const int n0 = tile * kBN;
+    const int tile = cta.my_first + j;
+    const int n0 = tile * C::kBN;
 #pragma unroll 1
-    for (int ch = 0; ch < kBN / C::kBNC; ++ch) {
+    for (int ch = 0; ch < C::kBN / C::kBNC; ++ch) {
       const int c0 = ch * C::kBNC;  // first key of this chunk within the tile
       const int nc = n0 + c0;       // and within the sequence
-
-      // ---- S = Q K^T (+ Qv V^T) --------------------------------------------------------------------------------
-      float sacc[C::kSAcc][kMT][kNTS][4];
-#pragma unroll
-      for (int x = 0; x < C::kSAcc; ++x)
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-          for (int nt = 0; nt < kNTS; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) sacc[x][mt][nt][e] = 0.0f;
-
-      {
-        const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
-        const u32 k_addr4 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row4][bk_col4]);
-        const u32 k_addr2 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row2][bk_col2]);
-#pragma unroll
-        for (int kk = 0; kk < C::kD / 16; ++kk) {
-          u32 a[kMT][4];
-#pragma unroll
-          for (int mt = 0; mt < kMT; ++mt)
-            ldsm_x4(q_addr + (mt * 16 * C::kLdK + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
-#pragma unroll
-          for (int np = 0; np < kNTS / 2; ++np) {
-            u32 b0, b1, b2, b3;
-            ldsm_x4(k_addr4 + (np * 16 * C::kLdK + kk * 16) * 2, b0, b1, b2, b3);
-#pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) {
-              mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
-              mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
-            }
-          }
-          if constexpr (kNTS % 2 == 1) {
-            u32 b0, b1;
-            ldsm_x2(k_addr2 + ((kNTS - 1) * 8 * C::kLdK + kk * 16) * 2, b0, b1);
-#pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
-          }
-        }
-      }
-      if constexpr (C::kQv) {
-        if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
-          const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
-          const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row4][bk_col4]);
-          const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row2][bk_col2]);
-#pragma unroll
-          for (int kk = 0; kk < C::kDV / 16; ++kk) {
-            u32 a[kMT][4];
-#pragma unroll
-            for (int mt = 0; mt < kMT; ++mt)
-              ldsm_x4(qv_addr + (mt * 16 * C::kLdV + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
-#pragma unroll
-            for (int np = 0; np < kNTS / 2; ++np) {
-              u32 b0, b1, b2, b3;
-              ldsm_x4(v_addr4 + (np * 16 * C::kLdV + kk * 16) * 2, b0, b1, b2, b3);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) {
-                mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np], a[mt], b0, b1);
-                mma_16816<kF16>(sacc[kk % C::kSAcc][mt][2 * np + 1], a[mt], b2, b3);
-              }
-            }
-            if constexpr (kNTS % 2 == 1) {
-              u32 b0, b1;
-              ldsm_x2(v_addr2 + ((kNTS - 1) * 8 * C::kLdV + kk * 16) * 2, b0, b1);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][kNTS - 1], a[mt], b0, b1);
-            }
-          }
-        }
-      }
-      float s[kMT][kNTS][4];
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNTS; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            float x = sacc[0][mt][nt][e];
-#pragma unroll
-            for (int y = 1; y < C::kSAcc; ++y) x += sacc[y][mt][nt][e];
-            s[mt][nt][e] = x;
-          }
-
-      // ---- softcap, mask, row max (each feature is one CTA-uniform branch around the whole tile) -------------------
-      if (use_softcap) {
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-          for (int nt = 0; nt < kNTS; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) s[mt][nt][e] = tanh_abs_accurate(s[mt][nt][e] * cap_in);
-      }
-      if (!(nc >= unmasked_from && nc + C::kBNC <= unmasked_to)) {
-        // Rare edge tiles: each row's visible range, recomputed here to keep it out of the registers of the hot path.
-        // Rows past the last valid one behave like it (their results are never stored).
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-          for (int hf = 0; hf < 2; ++hf) {
-            const int tok = imin(row0 + warp_row + mt * 16 + hf * 8 + g, rows - 1) / group;
-            const int lo = visible_lo(tok, shift, wl), hi = row_hi(tok);
-#pragma unroll
-            for (int nt = 0; nt < kNTS; ++nt)
-#pragma unroll
-              for (int e = 0; e < 2; ++e) {
-                const int key = nc + warp_key + nt * 8 + 2 * t4 + e;
-                if (key < lo || key >= hi) s[mt][nt][2 * hf + e] = neg_inf();
-              }
-          }
-      }
-      float mx[kMT][2];
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        mx[mt][0] = mx[mt][1] = neg_inf();
-#pragma unroll
-        for (int nt = 0; nt < kNTS; ++nt) {
-          mx[mt][0] = fmaxf(mx[mt][0], fmaxf(s[mt][nt][0], s[mt][nt][1]));
-          mx[mt][1] = fmaxf(mx[mt][1], fmaxf(s[mt][nt][2], s[mt][nt][3]));
-        }
-#pragma unroll
-        for (int hf = 0; hf < 2; ++hf) {
-          mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 1));
-          mx[mt][hf] = fmaxf(mx[mt][hf], __shfl_xor_sync(0xffffffffu, mx[mt][hf], 2));
-        }
-      }
-      if constexpr (C::kWN > 1) {
-        if (t4 == 0) {
-#pragma unroll
-          for (int mt = 0; mt < kMT; ++mt) {
-            sm.red_max[wn][warp_row + mt * 16 + g] = mx[mt][0];
-            sm.red_max[wn][warp_row + mt * 16 + g + 8] = mx[mt][1];
-          }
-        }
-        __syncthreads();  // every key-split warp's partial row max is visible before the row max is formed
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-          for (int w = 0; w < C::kWN; ++w) {
-            mx[mt][0] = fmaxf(mx[mt][0], sm.red_max[w][warp_row + mt * 16 + g]);
-            mx[mt][1] = fmaxf(mx[mt][1], sm.red_max[w][warp_row + mt * 16 + g + 8]);
-          }
-        }
-      }
-
-      // ---- online softmax: p = 2^(s * exp_mult - m), O and l rescaled by 2^(m_old - m_new) -----------------------
-      bool rescale = false;
-      float alpha[kMT][2];
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        float m_scaled[2];
-#pragma unroll
-        for (int hf = 0; hf < 2; ++hf) {
-          const float m_new = fmaxf(m_run[mt][hf], mx[mt][hf]);
-          m_scaled[hf] = (m_new == neg_inf()) ? 0.0f : m_new * exp_mult;  // a row with nothing visible yet stays 0
-          alpha[mt][hf] = (m_new == m_run[mt][hf]) ? 1.0f : fast_exp2(fmaf(m_run[mt][hf], exp_mult, -m_scaled[hf]));
-          rescale |= alpha[mt][hf] != 1.0f;
-          m_run[mt][hf] = m_new;
-          l_run[mt][hf] *= alpha[mt][hf];
-        }
-#pragma unroll
-        for (int nt = 0; nt < kNTS; ++nt) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const float p = fast_exp2(fmaf(s[mt][nt][e], exp_mult, -m_scaled[e >> 1]));
-            s[mt][nt][e] = p;
-            l_run[mt][e >> 1] += p;
-          }
-        }
-      }
-      if (__any_sync(0xffffffffu, rescale)) {  // once the row maxima settle, most tiles skip the O rescale
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-#pragma unroll
-          for (int nt = 0; nt < kNTO; ++nt) {
-            o[mt][nt][0] *= alpha[mt][0];
-            o[mt][nt][1] *= alpha[mt][0];
-            o[mt][nt][2] *= alpha[mt][1];
-            o[mt][nt][3] *= alpha[mt][1];
-          }
-        }
-      }
+      ChunkPos at;
+      at.buf = buf;
+      at.c0 = c0;
+      at.nc = nc;
+      compute_scores(sm, at, sc.has_qv, tl, scr);
+      mask_and_row_max(sm, pr, cta, sc, tl, at, scr);
+      online_softmax(scr, sc.exp_mult, o, m_run, l_run);
 
       // ---- O += P V ----------------------------------------------------------------------------------------------
-      const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch + bv_col4]);
-      const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch]);
+      const float(&s)[kMT][kNTS][4] = scr.s;
+      const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + tl.bv_row][tl.warp_ch + tl.bv_col4]);
+      const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + tl.bv_row][tl.warp_ch]);
       if constexpr (C::kWN == 1) {
         // P stays in registers: the accumulator layout of two adjacent n-tiles is the A layout of one k-step.
 #pragma unroll
@@ -857,18 +1006,19 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
         }
       } else {
         // Key-split warps: each writes its P columns, then every warp multiplies the whole P row block by its channels.
+        const int g = tl.g, warp_row = tl.warp_row;
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
           for (int nt = 0; nt < kNTS; ++nt) {
-            const int col = warp_key + nt * 8 + 2 * t4;
+            const int col = tl.warp_key + nt * 8 + 2 * tl.t4;
             *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g][col]) = pack_half2<kF16>(s[mt][nt][0], s[mt][nt][1]);
             *reinterpret_cast<u32*>(&sm.p[warp_row + mt * 16 + g + 8][col]) =
                 pack_half2<kF16>(s[mt][nt][2], s[mt][nt][3]);
           }
         }
         __syncthreads();  // every warp's probabilities are in smem before any warp multiplies the full row by V
-        const u32 p_addr = smem_u32(&sm.p[warp_row + a_row][a_col]);
+        const u32 p_addr = smem_u32(&sm.p[warp_row + tl.a_row][tl.a_col]);
 #pragma unroll
         for (int kk = 0; kk < C::kBNC / 16; ++kk) {
           u32 a[kMT][4];
@@ -895,13 +1045,18 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       }
     }
 
-    if (fetch_ahead) store_tile_offsets(sm, slot, tile + kS, fetched, pr, kvh);
+    if (fetch_ahead) store_tile_offsets(sm, slot, tile + kS, fetched, pr, cta.kvh);
     __syncthreads();  // every warp is done with ring slot j (K, V, P, row maxima) before it is refilled; offsets seen
   }
   cp_async_wait<0>();  // nothing may still land in shared memory after the CTA retires (empty groups, or no tiles)
+}
 
-  // ================================================ epilogue ========================================================
-  float l_row[kMT][2];
+// ---- stage 5a: full row sums l (over the quad, then over the key-split warps) -------------------------------------
+template <class C>
+__device__ __forceinline__ void reduce_row_sums(SharedStorage<C>& sm, const ThreadLayout& tl,
+                                                const float (&l_run)[C::kMT][2], float (&l_row)[C::kMT][2]) {
+  constexpr int kMT = C::kMT;
+  const int g = tl.g, warp_row = tl.warp_row;
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
@@ -913,11 +1068,11 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
     }
   }
   if constexpr (C::kWN > 1) {
-    if (t4 == 0) {
+    if (tl.t4 == 0) {
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
-        sm.red_sum[wn][warp_row + mt * 16 + g] = l_row[mt][0];
-        sm.red_sum[wn][warp_row + mt * 16 + g + 8] = l_row[mt][1];
+        sm.red_sum[tl.wn][warp_row + mt * 16 + g] = l_row[mt][0];
+        sm.red_sum[tl.wn][warp_row + mt * 16 + g + 8] = l_row[mt][1];
       }
     }
     __syncthreads();  // every key-split warp's partial row sum is visible before the full sum is formed
@@ -931,7 +1086,17 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       }
     }
   }
+}
 
+// ---- stage 5b: normalise and store O and the LSE; with several splits, this split's partial O and its LSE (log2) --
+template <class C>
+__device__ __forceinline__ void store_output(const Args& args, const CtaWork& cta, const SoftmaxScales& sc,
+                                             const ThreadLayout& tl, const float (&o)[C::kMT][C::kNTO][4],
+                                             const float (&m_run)[C::kMT][2], const float (&l_row)[C::kMT][2]) {
+  const AttentionProblem& pr = args.problem;
+  constexpr int kMT = C::kMT, kNTO = C::kNTO;
+  const int g = tl.g, t4 = tl.t4, wn = tl.wn;
+  const int num_splits = cta.num_splits;
   const bool pair_ok =
       aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
                  pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
@@ -943,16 +1108,16 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
     for (int hf = 0; hf < 2; ++hf) {
-      const int R = row0 + warp_row + mt * 16 + hf * 8 + g;
-      if (R >= rows) continue;
-      const int tok = R / group;
-      const int head = kvh * group + (R - tok * group);
-      const i64 qrow = q_start + tok;
+      const int R = cta.row0 + tl.warp_row + mt * 16 + hf * 8 + g;
+      if (R >= cta.rows) continue;
+      const int tok = R / cta.group;
+      const int head = cta.kvh * cta.group + (R - tok * cta.group);
+      const i64 qrow = cta.q_start + tok;
       const float l = l_row[mt][hf];
-      const float m_post = (m_run[mt][hf] == neg_inf()) ? neg_inf() : m_run[mt][hf] * exp_mult;
+      const float m_post = (m_run[mt][hf] == neg_inf()) ? neg_inf() : m_run[mt][hf] * sc.exp_mult;
       float factor, lse2;  // output multiplier and log2-sum-exp of the row
       if (num_splits > 1) {
-        factor = l > 0.0f ? v_scale * fast_rcp(l) : 0.0f;
+        factor = l > 0.0f ? sc.v_scale * fast_rcp(l) : 0.0f;
         lse2 = l > 0.0f ? m_post + fast_log2(l) : neg_inf();
       } else {
         float big = m_post, sum = l, o_mult = 1.0f;
@@ -962,25 +1127,25 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
           o_mult = fast_exp2(m_post - big);
           sum = l * o_mult + fast_exp2(sink2 - big);
         }
-        factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
+        factor = sum > 0.0f ? o_mult * sc.v_scale * fast_rcp(sum) : 0.0f;
         lse2 = sum > 0.0f ? big + fast_log2(sum) : neg_inf();
       }
       if (num_splits > 1) {
-        float* dst = o_part + ((static_cast<i64>(split) * pr.total_q + qrow) * hq + head) * dv;
+        float* dst = o_part + ((static_cast<i64>(cta.split) * pr.total_q + qrow) * hq + head) * dv;
 #pragma unroll
         for (int nt = 0; nt < kNTO; ++nt) {
-          const int c = warp_ch + nt * 8 + 2 * t4;
+          const int c = tl.warp_ch + nt * 8 + 2 * t4;
           if (c < dv) {
             *reinterpret_cast<float2*>(dst + c) =
                 make_float2(o[mt][nt][2 * hf] * factor, o[mt][nt][2 * hf + 1] * factor);
           }
         }
-        if (wn == 0 && t4 == 0) lse_part[(static_cast<i64>(split) * pr.total_q + qrow) * hq + head] = lse2;
+        if (wn == 0 && t4 == 0) lse_part[(static_cast<i64>(cta.split) * pr.total_q + qrow) * hq + head] = lse2;
       } else {
         const i64 base = qrow * pr.o_row_stride + static_cast<i64>(head) * pr.o_head_stride;
 #pragma unroll
         for (int nt = 0; nt < kNTO; ++nt) {
-          const int c = warp_ch + nt * 8 + 2 * t4;
+          const int c = tl.warp_ch + nt * 8 + 2 * t4;
           if (c < dv) {
             store_out_pair(pr.o, base + c, o[mt][nt][2 * hf] * factor, o[mt][nt][2 * hf + 1] * factor, pr.dtype_o,
                            pair_ok);
@@ -992,6 +1157,38 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       }
     }
   }
+}
+
+template <class C>
+__device__ __forceinline__ void attention_forward(const Args& args) {
+  const AttentionProblem& pr = args.problem;
+  SharedStorage<C>& sm = *reinterpret_cast<SharedStorage<C>*>(kseek_fa3_smem);
+  WarpRole role;
+  init_warp_role<C>(role);
+
+  CtaWork cta;
+  locate_cta<C>(args, role, cta);
+  if (cta.b >= pr.batch) return;
+  locate_rows<C>(pr, cta);
+  if (cta.row0 >= cta.rows) return;  // CTA-uniform: no barrier is skipped by part of the CTA
+  plan_key_tiles<C>(pr, cta);
+  SoftmaxScales sc;
+  init_scales<C>(pr, cta, sc);
+  KvSource src;
+  start_pipeline(sm, pr, cta, sc.has_qv, src);
+
+  float o[C::kMT][C::kNTO][4];  // O accumulators (MMA C layout), scaled to the running max, not yet divided by l
+  float m_run[C::kMT][2];       // running row max in the units of s; -inf until a key is visible
+  float l_run[C::kMT][2];       // this thread's share of the running row sum
+  clear_running_rows<C>(o, m_run, l_run);
+  ChunkScratch<C> scr;
+  ThreadLayout tl;
+  init_thread_layout<C>(role, tl);
+  kv_main_loop(sm, pr, cta, sc, src, tl, scr, o, m_run, l_run);
+
+  float l_row[C::kMT][2];
+  reduce_row_sums(sm, tl, l_run, l_row);
+  store_output<C>(args, cta, sc, tl, o, m_run, l_row);
 }
 
 // =====================================================================================================================
