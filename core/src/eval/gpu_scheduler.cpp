@@ -105,7 +105,6 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
   const std::string& gpu_name = gpu.gpu.name;
   const int device_cc = gpu.gpu.sm();
   const int needed_cc = compute_capability_of_arch(prepared.arch);
-  const auto declared = declared_peaks(gpu_name);
   json result;
   if (needed_cc / 10 != device_cc / 10 || needed_cc > device_cc) {
     result = verdict_result(Status::kNotRunnable,
@@ -116,9 +115,11 @@ json run_scenario_on_gpu(const PreparedScenario& prepared, std::size_t slot, con
   } else {
     ScenarioJob job = prepared.job;
     job.device = gpu.gpu.ordinal;
-    job.peak_flops = declared ? declared->dense_bf16_flops : 0.0;
-    job.floor_flops = declared ? declared->fastest_flops : 0.0;
-    job.peak_bytes_per_second = gpu.probe.peaks ? gpu.probe.peaks->bytes_per_second : 0.0;
+    // The peaks the probe was given when it was read (probe_one): the job takes them, it does not look them up again.
+    const GpuPeaks peaks = gpu.probe.peaks.value_or(GpuPeaks{});
+    job.peak_flops = peaks.dense_bf16_flops;
+    job.floor_flops = peaks.fastest_flops;
+    job.peak_bytes_per_second = peaks.bytes_per_second;
     job.peak_source = measured_bandwidth(gpu.probe) > 0 ? "measured" : "declared";
     const fs::path job_file = options.work_folder / fmt::format("job-{}.json", slot);
     const fs::path result_file = options.work_folder / fmt::format("result-{}.json", slot);

@@ -776,6 +776,8 @@ __device__ __forceinline__ void compute_scores(const SharedStorage<C>& sm, const
       }
     }
   }
+  // The same MMA loop as Q K^T above, on q_v and V: kept as a second copy on purpose, since one helper for both moved
+  // registers by up to +26 (sm_90a decode) and +-38 (sm_100a) (docs/measurements/2026-12-02-seed-stage-functions.md).
   if constexpr (C::kQv) {
     if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
       const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
