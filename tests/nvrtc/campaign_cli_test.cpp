@@ -223,6 +223,9 @@ TEST_F(CampaignCli, ClaimsAskAndEvalWithoutAGpu) {
   const auto evals = log_of_type("evaluation");
   ASSERT_EQ(evals.size(), 1u) << eval.out;
   EXPECT_TRUE(fs::exists(dir_ / ".kseek" / evals[0]["record_file"].get<std::string>()));
+  // A campaign's evaluation never reads the reference cache, whatever the environment says (docs/user-guide.md).
+  EXPECT_EQ(json::parse(eval.out)["settings"].value("reference_cache", ""), "off (a campaign's evaluation)")
+      << eval.out;
   if (evals[0]["status"] == "COMPLETE") {
     EXPECT_NE(eval.exit_code, 3) << eval.out;
   } else {

@@ -1,20 +1,22 @@
 // The reference cache's pure part: every key part changes the key, entries round-trip, a damaged or mismatched entry is
 // a miss and is removed, the bound holds by evicting the least recently used entry, concurrent writers leave one good
-// entry, and a cache that is off neither reads nor writes. Payloads are seeded random bytes (the seed is in the
-// failure).
+// entry, and a campaign's evaluation never reads it. Payloads are seeded random bytes (the seed is in the failure).
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "kseek/core/app/app_options.hpp"
 #include "kseek/core/worker/reference_cache.hpp"
 #include "support/temp_folder.hpp"
 
@@ -378,6 +380,81 @@ TEST(ReferenceCache, OnlyReferencesSlowerToComputeThanToReadBackAreWorthStoring)
   EXPECT_FALSE(worth_caching(3'200'000'000, 0.05));  // a window of 127 keys: written faster than it is read back
   EXPECT_FALSE(worth_caching(1'000, 0.005));         // a decode row: the fixed costs of an entry outweigh it
   EXPECT_TRUE(worth_caching(50'000'000, 0.2));
+}
+
+// The environment of choose_reference_cache, restored after each test.
+class ReferenceCacheChoiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"KSEEK_REFERENCE_CACHE_BYTES", "KSEEK_CACHE_DIR"}) {
+      const char* value = std::getenv(name);
+      saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+      ::unsetenv(name);
+    }
+  }
+  void TearDown() override {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        ::setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST_F(ReferenceCacheChoiceTest, ACampaignsEvaluationNeverReadsTheCache) {
+  testing::TempFolder folder("kseek-reference-cache");
+  ::setenv("KSEEK_CACHE_DIR", folder.path().c_str(), 1);
+  ::setenv("KSEEK_REFERENCE_CACHE_BYTES", "1G", 1);
+  // An entry planted where an evaluation outside the campaign would find it.
+  const auto outside = app::choose_reference_cache({}, /*campaign=*/false, /*refused=*/false).value();
+  ASSERT_TRUE(outside.on());
+  const ReferenceKey key = sample_key();
+  ASSERT_TRUE(ReferenceCache(outside.folder, outside.max_bytes).store(key, random_payload(key, kSeed)));
+
+  const auto campaign = app::choose_reference_cache({}, /*campaign=*/true, /*refused=*/false).value();
+  EXPECT_FALSE(campaign.on());
+  EXPECT_EQ(campaign.describe(), "off (a campaign's evaluation)");
+  const Loaded loaded = load(ReferenceCache(campaign.folder, campaign.max_bytes), key);
+  EXPECT_FALSE(loaded.lookup.hit);
+  EXPECT_FALSE(loaded.asked_for_memory) << "a campaign's worker must not even open an entry";
+  EXPECT_TRUE(load(ReferenceCache(outside.folder, outside.max_bytes), key).lookup.hit) << "the entry is readable";
+}
+
+TEST_F(ReferenceCacheChoiceTest, OutsideACampaignItIsOnUnlessRefusedOrBoundedToZero) {
+  testing::TempFolder folder("kseek-reference-cache");
+  const auto by_default = app::choose_reference_cache({}, false, false).value();
+  EXPECT_TRUE(by_default.on());
+  EXPECT_EQ(by_default.max_bytes, app::kDefaultReferenceCacheBytes);
+  EXPECT_EQ(by_default.folder.filename(), "references");
+  EXPECT_EQ(by_default.folder.parent_path(), BuildCache::default_folder().parent_path()) << "beside nvrtc/";
+  EXPECT_EQ(by_default.describe(), "on");
+
+  EXPECT_EQ(app::choose_reference_cache({}, false, true).value().describe(), "off (--no-reference-cache)");
+
+  ::setenv("KSEEK_CACHE_DIR", folder.path().c_str(), 1);
+  EXPECT_EQ(app::choose_reference_cache({}, false, false).value().folder, folder.path() / "references");
+  app::AppOptions given;
+  given.cache_dir = folder.path() / "given";
+  EXPECT_EQ(app::choose_reference_cache(given, false, false).value().folder, folder.path() / "given" / "references");
+
+  for (const auto& [text, bytes] : std::vector<std::pair<std::string, std::uint64_t>>{
+           {"17179869184", 17179869184ull}, {"16G", 16ull << 30}, {"512M", 512ull << 20}, {"2TiB", 2ull << 40}}) {
+    ::setenv("KSEEK_REFERENCE_CACHE_BYTES", text.c_str(), 1);
+    EXPECT_EQ(app::choose_reference_cache({}, false, false).value().max_bytes, bytes) << text;
+  }
+  ::setenv("KSEEK_REFERENCE_CACHE_BYTES", "0", 1);
+  const auto zero = app::choose_reference_cache({}, false, false).value();
+  EXPECT_FALSE(zero.on());
+  EXPECT_EQ(zero.describe(), "off (KSEEK_REFERENCE_CACHE_BYTES=0)");
+  for (const char* wrong : {"lots", "16X", "-1", "99999999999T"}) {
+    ::setenv("KSEEK_REFERENCE_CACHE_BYTES", wrong, 1);
+    const auto refused = app::choose_reference_cache({}, false, false);
+    ASSERT_FALSE(refused) << wrong;
+    EXPECT_NE(refused.error().message.find("KSEEK_REFERENCE_CACHE_BYTES"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -48,6 +48,30 @@ TEST(StageSummary, SumsScenarioStagesAndChargesWorkerProcessOverhead) {
   EXPECT_LT(text.find("references"), text.find("timed"));  // largest first
 }
 
+TEST(StageSummary, SumsTheReferenceCountsOfTheScenariosThatReportThem) {
+  const json scenarios = json::array({
+      {{"scenario", "A"},
+       {"status", "PASSED"},
+       {"stage_seconds", {{"references", 1.0}, {"reference_cache", 0.25}}},
+       {"references", {{"computed", 4}, {"from_cache", 3}, {"stored", 1}}}},
+      {{"scenario", "B"},
+       {"status", "PASSED"},
+       {"stage_seconds", {{"references", 2.0}}},
+       {"references", {{"computed", 7}, {"from_cache", 0}, {"stored", 7}, {"note", "a store failed"}}}},
+      {{"scenario", "C"}, {"status", "CRASHED"}, {"stage_seconds", {{"setup", 1.0}}}},  // no references reported
+  });
+  const RecordStages s = stage_summary({.scenarios = 5.0, .total = 5.0}, outcomes(scenarios));
+  ASSERT_TRUE(s.references);
+  EXPECT_EQ(s.references->computed, 11);
+  EXPECT_EQ(s.references->from_cache, 3);
+  EXPECT_EQ(s.references->stored, 8);
+  EXPECT_DOUBLE_EQ(s.summed_over_scenarios->at("reference_cache"), 0.25);
+  const std::string text = render_stage_summary(s);
+  EXPECT_NE(text.find("references: 11 computed, 3 from the reference cache (8 stored in it)"), std::string::npos)
+      << text;
+  EXPECT_FALSE(stage_summary({}, outcomes(json::array({scenarios[2]}))).references) << "none reported: none summed";
+}
+
 TEST(StageSummary, WithoutWorkersPrintsOnlyThePhases) {
   const RecordStages s = stage_summary({.build = 1.0, .total = 1.0}, {});
   const std::string text = render_stage_summary(s);

@@ -3,6 +3,10 @@
 #include "kseek/core/app/app_options.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +29,60 @@ void load_plugins(const AppOptions& options, PluginRegistry& registry) {
 BuildService make_build_service(const AppOptions& options) {
   if (options.no_cache) return BuildService(std::nullopt);
   return BuildService(BuildCache(options.cache_dir.empty() ? BuildCache::default_folder() : options.cache_dir));
+}
+
+namespace {
+
+// "32G" or "34359738368": bytes, with an optional binary K, M, G or T suffix (also KiB, MiB...).
+Result<std::uint64_t> parse_byte_count(std::string_view text) {
+  const auto wrong = [&] {
+    return make_error(fmt::format("expected a byte count such as 32G or 34359738368, found \"{}\"", text));
+  };
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data()) return wrong();
+  std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (suffix.size() == 3 && suffix.substr(1) == "iB") suffix = suffix.substr(0, 1);
+  if (suffix.empty()) return value;
+  static constexpr std::string_view kUnits = "KMGT";
+  const auto unit = kUnits.find(suffix.front());
+  if (suffix.size() != 1 || unit == std::string_view::npos) return wrong();
+  const int shift = 10 * static_cast<int>(unit + 1);
+  if (value > (std::numeric_limits<std::uint64_t>::max() >> shift)) return wrong();
+  return value << shift;
+}
+
+}  // namespace
+
+Result<ReferenceCacheChoice> choose_reference_cache(const AppOptions& options, bool campaign, bool refused) {
+  ReferenceCacheChoice choice;
+  if (campaign) {
+    choice.off_because = "a campaign's evaluation";
+    return choice;
+  }
+  if (refused) {
+    choice.off_because = "--no-reference-cache";
+    return choice;
+  }
+  choice.max_bytes = kDefaultReferenceCacheBytes;
+  if (const char* bound = std::getenv("KSEEK_REFERENCE_CACHE_BYTES"); bound != nullptr && *bound != '\0') {
+    auto bytes = parse_byte_count(bound);
+    if (!bytes) return make_error("KSEEK_REFERENCE_CACHE_BYTES: " + bytes.error().message);
+    choice.max_bytes = *bytes;
+    if (*bytes == 0) {
+      choice.off_because = "KSEEK_REFERENCE_CACHE_BYTES=0";
+      return choice;
+    }
+  }
+  const char* build_cache = std::getenv("KSEEK_CACHE_DIR");
+  if (!options.cache_dir.empty()) {
+    choice.folder = options.cache_dir / "references";
+  } else if (build_cache != nullptr && *build_cache != '\0') {
+    choice.folder = std::filesystem::path(build_cache) / "references";
+  } else {
+    choice.folder = BuildCache::default_folder().parent_path() / "references";  // .../kernelseek/nvrtc's sibling
+  }
+  return choice;
 }
 
 Result<Constraints> load_constraints(const Plugin& plugin, const std::filesystem::path& override_file) {

@@ -135,6 +135,9 @@ EvaluationOutcome run_evaluation(const AppOptions& given_options, EvaluationRequ
     input.candidate_path = args.campaign_dir.empty() ? args.file.string() : args.file.filename().string();
   }
   args.settings.measure_time = !args.correctness_only;
+  auto reference_cache = choose_reference_cache(options, !args.campaign_dir.empty(), args.no_reference_cache);
+  if (!reference_cache) return usage(reference_cache.error().message);
+  args.settings.reference_cache = std::move(*reference_cache);
 
   BuildService service = make_build_service(options);
   if (started) started({input.candidate_path, args.plugin_id, input.scenarios.size()});

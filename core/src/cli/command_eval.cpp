@@ -207,6 +207,9 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
                     "costs one scenario)");
   command->add_option("--input-seed", args->settings.input_seed,
                       "Seed of the random inputs (default: drawn and recorded)");
+  command->add_flag("--no-reference-cache", args->no_reference_cache,
+                    "Compute every reference instead of reading those an earlier evaluation stored for the same "
+                    "inputs (a campaign's evaluation never reads them; size: KSEEK_REFERENCE_CACHE_BYTES)");
   // `--seed` names the starting kernel file in `kseek init`; here it was the input seed until 2026-12. A clear error,
   // not a silent reinterpretation, for scripts written before.
   command

@@ -127,6 +127,14 @@ void bind_keys(Io& io, MeasuringGpu& v) {
 }
 
 template <class Io>
+void bind_keys(Io& io, ReferenceCounts& v) {
+  io("computed", v.computed);
+  io("from_cache", v.from_cache);
+  io("stored", v.stored);
+  io.unmodelled(v.unmodelled);
+}
+
+template <class Io>
 void bind_keys(Io& io, ScenarioOutcome& v) {
   io("scenario", v.scenario);
   io("name", v.name);
@@ -142,6 +150,7 @@ void bind_keys(Io& io, ScenarioOutcome& v) {
   io("worker_ended", v.worker_ended);
   io("seconds", v.seconds);
   io("stage_seconds", v.stage_seconds);
+  io("references", v.references);
   io("plan", v.plan);
   io("correctness", v.correctness);
   io("timing", v.timing);
@@ -195,6 +204,7 @@ void bind_keys(Io& io, RecordSettings& v) {
   io("measure_time", v.measure_time);
   io("functional_arch", v.functional_arch);
   io("geomean_clamp", v.geomean_clamp);
+  io("reference_cache", v.reference_cache);
   io.unmodelled(v.unmodelled);
 }
 
@@ -240,6 +250,7 @@ void bind_keys(Io& io, RecordStages& v) {
   io("total", v.total);
   io("scenario_count", v.scenario_count);
   io("summed_over_scenarios", v.summed_over_scenarios);
+  io("references", v.references);
   io.unmodelled(v.unmodelled);
 }
 

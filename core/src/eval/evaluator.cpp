@@ -98,6 +98,7 @@ EvaluationRecord record_header(const EvaluationInput& input, const EvaluationSet
                          {"max_rounds", settings.sampling.max_rounds},
                          {"time_budget_seconds", settings.sampling.time_budget_seconds},
                          {"scenario_timeout_seconds", settings.scenario_timeout_seconds}};
+  recorded.reference_cache = settings.reference_cache.describe();
   if (!settings.functional_arch.empty()) {
     recorded.functional_arch = settings.functional_arch;
     record.timings_representative = false;
@@ -260,6 +261,10 @@ std::vector<PreparedScenario> prepare_jobs(const std::vector<Planned>& planned, 
     p.job.input_seed = input_seed + 7919 * i;
     p.job.measure_time = settings.measure_time;
     p.job.sampling = settings.sampling;
+    if (settings.reference_cache.on()) {
+      p.job.reference_cache_folder = settings.reference_cache.folder.string();
+      p.job.reference_cache_bytes = settings.reference_cache.max_bytes;
+    }
     prepared.push_back(std::move(p));
     position.push_back(i);
   }
@@ -307,6 +312,11 @@ ScenarioOutcome outcome_of_worker(const json& result, const PreparedScenario& pr
 }
 
 namespace {}  // namespace
+
+std::string ReferenceCacheChoice::describe() const {
+  if (on()) return "on";
+  return off_because.empty() ? "off" : fmt::format("off ({})", off_because);
+}
 
 SourceFile harness_kernels_source() {
   for (auto& file : harness_embedded_files()) {

@@ -25,6 +25,14 @@ RecordStages stage_summary(const EvaluationPhases& phases, const std::vector<Sce
     if (r.seconds && r.seconds->count("total")) inside += r.seconds->at("total");
     summed["worker_process"] += std::max(0.0, r.wall_seconds.value_or(0.0) - inside);
   }
+  std::optional<ReferenceCounts> references;
+  for (const auto& r : scenarios) {
+    if (!r.references) continue;
+    if (!references) references.emplace();
+    references->computed += r.references->computed;
+    references->from_cache += r.references->from_cache;
+    references->stored += r.references->stored;
+  }
   RecordStages stages;
   stages.build = phases.build;
   stages.probe = phases.probe;
@@ -32,6 +40,7 @@ RecordStages stage_summary(const EvaluationPhases& phases, const std::vector<Sce
   stages.total = phases.total;
   stages.scenario_count = count;
   stages.summed_over_scenarios = std::move(summed);
+  stages.references = references;
   return stages;
 }
 
@@ -58,6 +67,11 @@ std::string render_stage_summary(const RecordStages& summary) {
     }
   }
   out += "\n";
+  if (summary.references) {
+    const ReferenceCounts& r = *summary.references;
+    out += fmt::format("  references: {} computed, {} from the reference cache ({} stored in it)\n", r.computed,
+                       r.from_cache, r.stored);
+  }
   return out;
 }
 

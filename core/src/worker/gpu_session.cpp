@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -80,6 +81,7 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int ordinal) {
 GpuSession::~GpuSession() {
   if (api_ == nullptr || context_ == nullptr) return;
   api_->cuCtxSynchronize_fn();
+  release_host_staging();
   for (const auto& [address, bytes] : allocations_) api_->cuMemFree_fn(address);
   for (CUmodule module : modules_) api_->cuModuleUnload_fn(module);
   if (start_) api_->cuEventDestroy_fn(start_);
@@ -200,6 +202,43 @@ Result<void> GpuSession::download(const DeviceBuffer& buffer, std::span<std::byt
   }
   KSEEK_TRY(synchronize());
   return cuda_check(*api_, api_->cuMemcpyDtoH_fn(data.data(), buffer.address + offset, data.size()), "download");
+}
+
+Result<std::span<std::byte>> GpuSession::host_staging(std::uint64_t bytes) {
+  if (bytes > staging_bytes_) {
+    wipe_host_staging();
+    release_host_staging();
+    const std::uint64_t rounded = (bytes + (64ull << 20) - 1) / (64ull << 20) * (64ull << 20);  // fewer regrowths
+    void* pinned = nullptr;
+    if (api_->cuMemHostAlloc_fn(&pinned, rounded, 0) == CUDA_SUCCESS && pinned != nullptr) {
+      staging_ = static_cast<std::byte*>(pinned);
+      staging_pinned_ = true;
+    } else {
+      staging_ = new (std::nothrow) std::byte[rounded];
+      staging_pinned_ = false;
+      if (staging_ == nullptr) return make_error(fmt::format("no host memory for {} bytes of references", bytes));
+    }
+    staging_bytes_ = rounded;
+  }
+  staging_used_ = std::max(staging_used_, bytes);
+  return std::span<std::byte>(staging_, bytes);
+}
+
+void GpuSession::wipe_host_staging() {
+  if (staging_ != nullptr && staging_used_ > 0) std::memset(staging_, 0, staging_used_);
+  staging_used_ = 0;
+}
+
+void GpuSession::release_host_staging() {
+  if (staging_ == nullptr) return;
+  if (staging_pinned_) {
+    api_->cuMemFreeHost_fn(staging_);
+  } else {
+    delete[] staging_;
+  }
+  staging_ = nullptr;
+  staging_bytes_ = 0;
+  staging_used_ = 0;
 }
 
 Result<DeviceBuffer> GpuSession::scratch(std::string_view name, std::uint64_t bytes) {
@@ -412,6 +451,7 @@ Result<void> GpuSession::end_scenario() {
   modules_.clear();
   plugin_module_ = nullptr;
   harness_module_ = nullptr;
+  wipe_host_staging();  // wiped after every use already; nothing of this scenario's references is left for the next
   return Ok{};
 }
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
 #include "kseek/core/worker/gpu_probe.hpp"
 #include "kseek/core/worker/job_channel.hpp"
 #include "scenario_runner.hpp"
@@ -80,18 +81,18 @@ json ScenarioWorker::run_job(const ScenarioJob& job) {
     session_ = std::move(*session);
     device_ = job.device;
   }
-  const Plugin* plugin = nullptr;
-  if (const auto known = plugins_.find(job.plugin_path); known != plugins_.end()) {
-    plugin = known->second;
-  } else {
+  auto known = plugins_.find(job.plugin_path);
+  if (known == plugins_.end()) {
+    // Hashed before it is loaded, once: a file replaced later is not the code this worker runs.
+    auto library = read_file(job.plugin_path);
     auto loaded = registry_.load_file(job.plugin_path);
     if (!loaded) return verdict_result(Status::kNotRunnable, loaded.error().message);
-    plugin = (*loaded)->plugin;
-    plugins_[job.plugin_path] = plugin;
+    known =
+        plugins_.emplace(job.plugin_path, LoadedLibrary{(*loaded)->plugin, library ? sha256_hex(*library) : ""}).first;
   }
   // The context, the harness's buffers and the plugin library: about nothing for every job after a worker's first.
   const double start_seconds = seconds_since(started);
-  ScenarioRun run = run_scenario(job, *session_, *plugin);
+  ScenarioRun run = run_scenario(job, *session_, *known->second.plugin, known->second.sha256);
   run.result["stage_seconds"]["worker_start"] = start_seconds;
   if (run.context_lost) {
     usable_ = false;

@@ -30,7 +30,9 @@ void to_json(nlohmann::json& j, const ScenarioJob& v) {
        {"floor_flops", v.floor_flops},
        {"peak_bytes_per_second", v.peak_bytes_per_second},
        {"peak_source", v.peak_source},
-       {"max_workspace_bytes", v.max_workspace_bytes}};
+       {"max_workspace_bytes", v.max_workspace_bytes},
+       {"reference_cache_folder", v.reference_cache_folder},
+       {"reference_cache_bytes", v.reference_cache_bytes}};
 }
 
 void from_json(const nlohmann::json& j, ScenarioJob& v) {
@@ -56,6 +58,9 @@ void from_json(const nlohmann::json& j, ScenarioJob& v) {
   j.at("peak_bytes_per_second").get_to(v.peak_bytes_per_second);
   j.at("peak_source").get_to(v.peak_source);
   j.at("max_workspace_bytes").get_to(v.max_workspace_bytes);
+  // A job written without them (a reproducer from before the cache) runs with the cache off.
+  if (j.contains("reference_cache_folder")) j.at("reference_cache_folder").get_to(v.reference_cache_folder);
+  if (j.contains("reference_cache_bytes")) j.at("reference_cache_bytes").get_to(v.reference_cache_bytes);
 }
 
 }  // namespace kseek

@@ -10,12 +10,15 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
+#include "kseek/core/util/sha256.hpp"
 #include "kseek/core/worker/acceptance_rule.hpp"
 #include "kseek/core/worker/gpu_session.hpp"
 #include "kseek/core/worker/plan_validation.hpp"
+#include "kseek/core/worker/reference_cache.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/stage_clock.hpp"
 #include "kseek/device/launch_plan.h"
@@ -49,8 +52,16 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 class ScenarioRunner {
  public:
-  ScenarioRunner(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin)
-      : job_(job), session_(session), api_(session.api()), plugin_(plugin) {}
+  ScenarioRunner(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin,
+                 const std::string& plugin_library_sha256)
+      : job_(job),
+        session_(session),
+        api_(session.api()),
+        plugin_(plugin),
+        // A plugin library the worker could not hash cannot be part of a key: no cache then.
+        reference_cache_(job.reference_cache_folder, plugin_library_sha256.empty() ? 0 : job.reference_cache_bytes) {
+    reference_key_.plugin_library_sha256 = plugin_library_sha256;
+  }
 
   json run() {
     const auto started = Clock::now();
@@ -77,6 +88,11 @@ class ScenarioRunner {
     result_["seconds"]["total"] = seconds_since(started);
     result_["stage_seconds"] = stages_.to_json();
     result_["stage_seconds"]["timed_kernels"] = timed_kernel_seconds_;
+    result_["references"] = {
+        {"computed", references_computed_}, {"from_cache", references_from_cache_}, {"stored", references_stored_}};
+    if (!reference_cache_notes_.empty()) {
+      result_["references"]["note"] = fmt::format("{}", fmt::join(reference_cache_notes_, "; "));
+    }
     return result_;
   }
 
@@ -122,6 +138,9 @@ class ScenarioRunner {
       if (!module) return Verdict{Status::kLaunchError, module.error().message};
       (std::string(role) == "harness library" ? session_.set_harness_module(*module)
                                               : session_.set_plugin_module(*module));
+      if (std::string(role) != "harness library" && reference_cache_.enabled()) {
+        reference_key_.device_library_sha256 = sha256_hex(*cubin);
+      }
     }
 
     // Plans first: a seed that cannot run makes the scenario not runnable; a candidate that cannot is its error.
@@ -159,7 +178,24 @@ class ScenarioRunner {
       if (!workspace) return Verdict{Status::kNotRunnable, workspace.error().message};
       side->workspace = *workspace;
     }
+    if (reference_cache_.enabled()) describe_references();
     return std::nullopt;
+  }
+
+  // The parts of every reference key that do not depend on the inputs (reference_cache.hpp says why each is there).
+  void describe_references() {
+    ReferenceKey& key = reference_key_;
+    key.plugin_id = job_.plugin_id;
+    if (key.device_library_sha256.empty()) key.device_library_sha256 = "none";  // a plugin without device code
+    key.device = describe_device(session_.properties());
+    key.scenario_name = job_.scenario.name;
+    key.layout = describe_layout(layout_);
+    for (const auto& out : outputs_) {
+      const auto& tensor = layout_.tensors[out.tensor];
+      if (!tensor.compared) continue;
+      key.buffer_bytes.push_back(tensor.elements * sizeof(float));
+      key.buffer_bytes.push_back(out.data_bytes);
+    }
   }
 
   std::vector<std::byte> problem_bytes(std::uint32_t set, bool null_pointers) const {
@@ -496,16 +532,7 @@ class ScenarioRunner {
       gold.push_back(*g);
       same_precision.push_back(*sp);
     }
-    {
-      StageClock::Scope references(stages_, WorkerStage::kReferences);
-      if (auto r = plugin_.compute_reference(session_, layout_, inputs_[set], gold, same_precision); !r) {
-        return Verdict{Status::kNotRunnable, "plugin reference failed: " + r.error().message};
-      }
-      // The references' kernels are charged here, not to whichever stage waits for them next.
-      if (const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream()); rc != CUDA_SUCCESS) {
-        return Verdict{Status::kNotRunnable, gpu::describe_cuda_error(api_, rc, "computing the references")};
-      }
-    }
+    if (auto v = references(set, seed, gold, same_precision)) return v;
     if (auto v = run_once(seed_, set)) return Verdict{Status::kNotRunnable, "the seed failed: " + v->message};
     if (auto v = check_guards("the seed")) return Verdict{Status::kNotRunnable, v->message};
 
@@ -554,6 +581,117 @@ class ScenarioRunner {
     }
     session_.release_scratch();
     return std::nullopt;
+  }
+
+  // ---- references: computed, or read from the reference cache -------------------------------------------------
+  // gold and same_precision for input set `set`, filled from `seed`: read back from the reference cache when it holds
+  // them, else computed by the plugin, and stored where computing them took longer than reading them back would.
+  // Either way only now, after the candidate's runs on these inputs (H1).
+  std::optional<Verdict> references(std::uint32_t set, std::uint64_t seed, const std::vector<DeviceBuffer>& gold,
+                                    const std::vector<DeviceBuffer>& same_precision) {
+    std::optional<ReferenceKey> key;
+    if (reference_cache_.enabled()) {
+      key = reference_key_;
+      key->input_seed = seed;
+      key->inputs_fingerprint = input_fingerprints_.at(set);  // taken after the fill, checked unchanged since
+      auto loaded = load_references(*key, cached_buffers(gold, same_precision));
+      if (!loaded) return infrastructure(loaded.error());
+      if (*loaded) {
+        ++references_from_cache_;
+        return std::nullopt;
+      }
+    }
+    const auto started = Clock::now();
+    {
+      StageClock::Scope computing(stages_, WorkerStage::kReferences);
+      if (auto r = plugin_.compute_reference(session_, layout_, inputs_[set], gold, same_precision); !r) {
+        return Verdict{Status::kNotRunnable, "plugin reference failed: " + r.error().message};
+      }
+      // The references' kernels are charged here, not to whichever stage waits for them next.
+      if (const CUresult rc = api_.cuStreamSynchronize_fn(session_.stream()); rc != CUDA_SUCCESS) {
+        return Verdict{Status::kNotRunnable, gpu::describe_cuda_error(api_, rc, "computing the references")};
+      }
+    }
+    ++references_computed_;
+    if (key && worth_caching(key->payload_bytes(), seconds_since(started))) {
+      store_references(*key, cached_buffers(gold, same_precision));
+    }
+    return std::nullopt;
+  }
+
+  // The buffers an entry holds, in its order: each compared output's gold, then its same-precision reference.
+  std::vector<DeviceBuffer> cached_buffers(const std::vector<DeviceBuffer>& gold,
+                                           const std::vector<DeviceBuffer>& same_precision) const {
+    std::vector<DeviceBuffer> buffers;
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (!layout_.tensors[outputs_[k].tensor].compared) continue;
+      buffers.push_back(gold[k]);
+      buffers.push_back(same_precision[k]);
+    }
+    return buffers;
+  }
+
+  // One read of the entry into host memory (page-locked where the driver allows), then one copy per buffer on the
+  // session's stream; the host copy is wiped before this returns. False: a miss, the buffers untouched.
+  Result<bool> load_references(const ReferenceKey& key, const std::vector<DeviceBuffer>& buffers) {
+    StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
+    std::span<std::byte> host;
+    const ReferenceLookup lookup = reference_cache_.load(key, [&](std::uint64_t bytes) -> std::span<std::byte> {
+      auto staging = session_.host_staging(bytes);
+      if (!staging) {
+        note_reference_cache(staging.error().message);
+        return {};
+      }
+      note_staging_memory();
+      return host = *staging;
+    });
+    note_reference_cache(lookup.discarded);
+    CUresult rc = CUDA_SUCCESS;
+    std::uint64_t offset = 0;
+    for (std::size_t i = 0; lookup.hit && rc == CUDA_SUCCESS && i < buffers.size(); ++i) {
+      rc = api_.cuMemcpyHtoDAsync_fn(buffers[i].address, host.data() + offset, buffers[i].bytes, session_.stream());
+      offset += buffers[i].bytes;
+    }
+    if (lookup.hit && rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
+    session_.wipe_host_staging();
+    if (rc != CUDA_SUCCESS) return make_error(gpu::describe_cuda_error(api_, rc, "copying cached references"));
+    return lookup.hit;
+  }
+
+  // The buffers copied to host memory and written as one entry; a store that fails is a note, never a verdict.
+  void store_references(const ReferenceKey& key, const std::vector<DeviceBuffer>& buffers) {
+    StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
+    auto host = session_.host_staging(key.payload_bytes());
+    if (!host) return note_reference_cache(host.error().message);
+    note_staging_memory();
+    CUresult rc = CUDA_SUCCESS;
+    std::uint64_t offset = 0;
+    for (std::size_t i = 0; rc == CUDA_SUCCESS && i < buffers.size(); ++i) {
+      rc = api_.cuMemcpyDtoHAsync_fn(host->data() + offset, buffers[i].address, buffers[i].bytes, session_.stream());
+      offset += buffers[i].bytes;
+    }
+    if (rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
+    if (rc != CUDA_SUCCESS) {
+      note_reference_cache(gpu::describe_cuda_error(api_, rc, "copying references to store them"));
+    } else if (auto stored = reference_cache_.store(key, *host); !stored) {
+      note_reference_cache(stored.error().message);
+    } else {
+      ++references_stored_;
+    }
+    session_.wipe_host_staging();
+  }
+
+  void note_staging_memory() {
+    if (!session_.host_staging_pinned()) {
+      note_reference_cache("the driver would not page-lock the host buffer: references copied from plain memory");
+    }
+  }
+
+  // What the record says of the cache beyond its counts (discarded entries, failed stores), each distinct note once.
+  void note_reference_cache(const std::string& note) {
+    if (note.empty() || reference_cache_notes_.size() >= 4) return;
+    if (std::find(reference_cache_notes_.begin(), reference_cache_notes_.end(), note) == reference_cache_notes_.end())
+      reference_cache_notes_.push_back(note);
   }
 
   // ---- timing ------------------------------------------------------------------------------------------
@@ -744,14 +882,21 @@ class ScenarioRunner {
   std::random_device unpredictable_;
   std::optional<Verdict> pending_;
   bool context_lost_ = false;
+  ReferenceCache reference_cache_;  // off unless the job names a folder and a bound (never in a campaign)
+  ReferenceKey reference_key_;      // every part but the inputs', filled in setup
+  int references_computed_ = 0;     // record: references.computed, from_cache, stored
+  int references_from_cache_ = 0;
+  int references_stored_ = 0;
+  std::vector<std::string> reference_cache_notes_;
   StageClock stages_;                // where this scenario's time went (record: stage_seconds)
   double timed_kernel_seconds_ = 0;  // the timed windows alone: what the kernels under test took
 };
 
 }  // namespace
 
-ScenarioRun run_scenario(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin) {
-  ScenarioRunner runner(job, session, plugin);
+ScenarioRun run_scenario(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin,
+                         const std::string& plugin_library_sha256) {
+  ScenarioRunner runner(job, session, plugin, plugin_library_sha256);
   ScenarioRun run;
   run.result = runner.run();
   run.context_lost = runner.context_lost();

@@ -15,6 +15,9 @@ struct ScenarioRun {
   bool context_lost = false;  // a sticky CUDA error: the session must not run another scenario
 };
 
-ScenarioRun run_scenario(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin);
+// `plugin_library_sha256`: of the plugin's library file as the worker loaded it (empty: unknown, and the reference
+// cache is not used).
+ScenarioRun run_scenario(const ScenarioJob& job, gpu::GpuSession& session, const Plugin& plugin,
+                         const std::string& plugin_library_sha256);
 
 }  // namespace kseek

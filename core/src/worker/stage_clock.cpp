@@ -10,6 +10,7 @@ std::string_view to_string(WorkerStage stage) {
     case WorkerStage::kSetup: return "setup";
     case WorkerStage::kInputs: return "inputs";
     case WorkerStage::kReferences: return "references";
+    case WorkerStage::kReferenceCache: return "reference_cache";
     case WorkerStage::kCandidate: return "candidate";
     case WorkerStage::kSeed: return "seed";
     case WorkerStage::kChecks: return "checks";

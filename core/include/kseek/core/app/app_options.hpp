@@ -9,6 +9,7 @@
 
 #include "kseek/core/build/build_service.hpp"
 #include "kseek/core/campaign/campaign.hpp"
+#include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/sdk/types.hpp"
 
@@ -29,6 +30,15 @@ AppOptions with_campaign(const AppOptions& options, const CampaignConfig& config
 void load_plugins(const AppOptions& options, PluginRegistry& registry);
 
 BuildService make_build_service(const AppOptions& options);
+
+// The reference cache an evaluation may use (docs/user-guide.md). Never inside a campaign (`campaign`): its records
+// are the gate's evidence, and an entry planted in the cache folder must not be able to pass a wrong kernel there;
+// its inputs are drawn fresh anyway. Outside one it is on unless `refused` (--no-reference-cache) or
+// KSEEK_REFERENCE_CACHE_BYTES is 0, bounded by that variable (bytes, or with a K, M, G or T suffix; default 32G),
+// in the folder `references` inside the build cache folder given (--cache-dir, $KSEEK_CACHE_DIR), else beside the
+// default one (~/.cache/kernelseek/references). An unreadable bound is an error.
+inline constexpr std::uint64_t kDefaultReferenceCacheBytes = 32ull << 30;
+Result<ReferenceCacheChoice> choose_reference_cache(const AppOptions& options, bool campaign, bool refused);
 
 // Reads a constraints override (JSON object; missing fields keep the plugin's values).
 Result<Constraints> load_constraints(const Plugin& plugin, const std::filesystem::path& override_file);

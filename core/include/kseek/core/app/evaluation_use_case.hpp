@@ -30,9 +30,10 @@ struct EvaluationRequest {
   EvaluationSettings settings;
   bool correctness_only = false;
   std::filesystem::path campaign_dir;
-  std::string gpus;         // --gpus all|0,1,...
-  std::string shard;        // --shard I/N
-  std::string via = "cli";  // who asked, for the campaign log: "cli", "mcp"
+  std::string gpus;                 // --gpus all|0,1,...
+  std::string shard;                // --shard I/N
+  std::string via = "cli";          // who asked, for the campaign log: "cli", "mcp"
+  bool no_reference_cache = false;  // --no-reference-cache (a campaign's evaluation never uses it either)
 };
 
 // Called once the scenarios are known, before anything is built.

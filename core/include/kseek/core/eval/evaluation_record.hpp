@@ -108,6 +108,15 @@ struct MeasuringGpu {
   nlohmann::json unmodelled = nlohmann::json::object();
 };
 
+// How a scenario's references (or, summed, an evaluation's) were had: computed by the plugin, or read from the
+// reference cache; how many computed ones were stored in it.
+struct ReferenceCounts {
+  int computed = 0;
+  int from_cache = 0;
+  int stored = 0;
+  nlohmann::json unmodelled = nlohmann::json::object();  // `note`: entries discarded, stores that failed
+};
+
 // Stage name -> seconds (`worker_start`, `setup`, ... `timed_kernels`; `setup`, `correctness`, `timing`, `total`).
 using StageSeconds = std::map<std::string, double>;
 
@@ -126,6 +135,7 @@ struct ScenarioOutcome {
   std::optional<std::string> worker_ended;    // why its worker process ended after it (absent: it could go on)
   std::optional<StageSeconds> seconds;        // inside the worker
   std::optional<StageSeconds> stage_seconds;  // inside the worker, every interval charged to one stage
+  std::optional<ReferenceCounts> references;
   std::optional<ScenarioPlans> plan;
   std::optional<CorrectnessOutcome> correctness;
   std::optional<TimingOutcome> timing;
@@ -175,6 +185,7 @@ struct RecordSettings {
   bool measure_time = true;
   std::optional<std::string> functional_arch;
   std::optional<std::vector<double>> geomean_clamp;
+  std::optional<std::string> reference_cache;            // "on", or "off (why)"
   nlohmann::json unmodelled = nlohmann::json::object();  // sampling target, rounds, budget, watchdog
 };
 
@@ -216,6 +227,7 @@ struct RecordStages {
   double total = 0;
   int scenario_count = 0;
   std::optional<StageSeconds> summed_over_scenarios;
+  std::optional<ReferenceCounts> references;  // summed over the scenarios that report them
   nlohmann::json unmodelled = nlohmann::json::object();
 };
 

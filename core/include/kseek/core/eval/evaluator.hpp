@@ -28,6 +28,16 @@ struct ShardSpec {
   int count = 0;
 };
 
+// Whether the workers may keep the plugin's references across evaluations (worker/reference_cache.hpp), where, and up
+// to how many bytes. The application layer decides (never inside a campaign); the default is off.
+struct ReferenceCacheChoice {
+  std::filesystem::path folder;  // empty: off
+  std::uint64_t max_bytes = 0;   // 0: off
+  std::string off_because;       // for the record, when off
+  bool on() const { return !folder.empty() && max_bytes > 0; }
+  std::string describe() const;  // the record's settings.reference_cache: "on" or "off (why)"
+};
+
 struct EvaluationSettings {
   int device = 0;  // the GPU when `devices` is empty and `all_devices` false
   bool measure_time = true;
@@ -46,6 +56,7 @@ struct EvaluationSettings {
   bool all_devices = false;
   ShardSpec shard;
   bool worker_per_scenario = false;  // a fresh worker process for every scenario (SchedulerOptions::reuse_workers)
+  ReferenceCacheChoice reference_cache;
 };
 
 struct EvaluationInput {

@@ -24,7 +24,8 @@ struct EvaluationPhases {
 // measured from its own start: process creation, exit, and reading its result.
 RecordStages stage_summary(const EvaluationPhases& phases, const std::vector<ScenarioOutcome>& scenarios);
 
-// Two lines for a terminal: the phases, then the scenarios' stages (largest first, zero stages left out).
+// Lines for a terminal: the phases, then the scenarios' stages (largest first, zero stages left out), then how many
+// references were computed, read from the reference cache and stored in it (where scenarios reported them).
 std::string render_stage_summary(const RecordStages& summary);
 
 }  // namespace kseek

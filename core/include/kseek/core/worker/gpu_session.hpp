@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,14 @@ class GpuSession final : public DeviceHost {
   // Device-to-device copy bandwidth (bytes read + written per second), median of a few runs.
   Result<double> measure_copy_bandwidth(std::uint64_t bytes);
 
+  // Host memory for moving references between the reference cache and the device: page-locked (cuMemHostAlloc) so
+  // a copy runs at PCIe speed, kept for the session and grown when more is asked; plain memory where the driver
+  // will not lock that much (host_staging_pinned() says which). Whoever fills it calls wipe_host_staging() before a
+  // candidate runs again: with unified addressing a kernel can read page-locked host memory.
+  Result<std::span<std::byte>> host_staging(std::uint64_t bytes);
+  void wipe_host_staging();
+  bool host_staging_pinned() const { return staging_pinned_; }
+
   // Ends one scenario so the next can run in this session as if in a fresh one: waits for the GPU, zeroes and frees
   // every allocation the scenario made (inputs, outputs, references, workspaces: nothing of it is left for the next
   // candidate to find), unloads its modules. The session's own buffers (counters, L2 flush) stay. An error means
@@ -100,6 +109,11 @@ class GpuSession final : public DeviceHost {
   DeviceBuffer flush_buffer_;  // the session's own three buffers, kept by end_scenario
   DeviceBuffer counter_;       // 64 bytes of device scratch for the harness kernels' results
   DeviceBuffer block_sums_;    // one double per harness block: kseek_compare's error sums, summed in order on the host
+  void release_host_staging();
+  std::byte* staging_ = nullptr;  // host_staging(): page-locked, or from new[] when staging_pinned_ is false
+  std::uint64_t staging_bytes_ = 0;
+  std::uint64_t staging_used_ = 0;  // the most asked since the last wipe: what wipe_host_staging() clears
+  bool staging_pinned_ = false;
 };
 
 }  // namespace kseek::gpu

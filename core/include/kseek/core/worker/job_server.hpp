@@ -33,7 +33,11 @@ class ScenarioWorker {
   std::unique_ptr<gpu::GpuSession> session_;
   int device_ = -1;
   PluginRegistry registry_;
-  std::map<std::string, const Plugin*> plugins_;  // by library path
+  struct LoadedLibrary {
+    const Plugin* plugin = nullptr;
+    std::string sha256;  // of the library file as it was loaded: part of every reference cache key
+  };
+  std::map<std::string, LoadedLibrary> plugins_;  // by library path
   bool usable_ = true;
   int jobs_ = 0;  // run so far: a result's "worker_job"
 };

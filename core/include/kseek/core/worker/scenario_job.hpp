@@ -41,6 +41,10 @@ struct ScenarioJob {
   double peak_bytes_per_second = 0;  // for % of peak and the physics floor
   std::string peak_source;           // "measured" or "declared"
   std::uint64_t max_workspace_bytes = 8ull << 30;
+  // The reference cache (worker/reference_cache.hpp): its folder and size bound; an empty folder or a bound of 0 is
+  // off, which is what the parent sends for a campaign's evaluation.
+  std::string reference_cache_folder;
+  std::uint64_t reference_cache_bytes = 0;
 };
 
 void to_json(nlohmann::json& j, const ScenarioJob& v);

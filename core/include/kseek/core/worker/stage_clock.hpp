@@ -16,14 +16,15 @@
 namespace kseek {
 
 enum class WorkerStage : std::size_t {
-  kSetup,       // modules, plans, allocations
-  kInputs,      // filling input sets and fingerprinting them
-  kReferences,  // the plugin's references (gold and same precision)
-  kCandidate,   // untimed candidate runs: correctness, and re-runs of timed launches
-  kSeed,        // untimed seed runs: its own sanity and the distance checks
-  kChecks,      // guards, fingerprints of outputs, comparisons, copies of outputs
-  kTimed,       // cache flushes and the timed windows themselves
-  kOther,       // everything no stage claims
+  kSetup,           // modules, plans, allocations
+  kInputs,          // filling input sets and fingerprinting them
+  kReferences,      // the plugin's references (gold and same precision) computed
+  kReferenceCache,  // references read from the reference cache or written to it: what it costs, beside what it saves
+  kCandidate,       // untimed candidate runs: correctness, and re-runs of timed launches
+  kSeed,            // untimed seed runs: its own sanity and the distance checks
+  kChecks,          // guards, fingerprints of outputs, comparisons, copies of outputs
+  kTimed,           // cache flushes and the timed windows themselves
+  kOther,           // everything no stage claims
   kCount,
 };
 
