@@ -14,7 +14,8 @@
 #       fa3-draft (a draft, default the campaign candidate, correctness only),
 #       fa3-campaign (one campaign evaluation in examples/campaigns/fa3-h200; its .kseek comes back as a tar),
 #       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json),
-#       gemm-campaign (the out-of-tree GEMM operator in a campaign driven over MCP: scripts/mcp-session.py).
+#       gemm-campaign (the out-of-tree GEMM operator in a campaign driven over MCP: scripts/mcp-session.py),
+#       fa3-refcache (the reference cache: the case-study A/A cold, warm, and with --no-reference-cache, one input seed).
 # KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
 # the corpus jobs record, and most of a corpus file's time is compiling and host work.
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
@@ -117,6 +118,22 @@ for job in "${jobs[@]}"; do
         evaluate "$name" --plugin attention.fa3 "$f" --set case-study --input-seed "${KSEEK_AB_INPUT_SEED:-20261202}" \
           --scenario-timeout 60 ${KSEEK_AB_SCENARIOS:+--scenarios "$KSEEK_AB_SCENARIOS"}
       done ;;
+    fa3-refcache)
+      # The reference cache on the case-study set, one input seed (KSEEK_REFCACHE_INPUT_SEED): the seed against itself
+      # with an empty cache (it computes every reference and stores those worth it), again (it reads them back), and
+      # with --no-reference-cache (all computed, nothing stored). In each record: stage_seconds.references {computed,
+      # from_cache, stored} and stage_seconds.summed_over_scenarios {references, reference_cache}. With
+      # KSEEK_REFCACHE_DROP_CACHES=1 the page cache is dropped before the warm run, so entries come from the disk.
+      refcache_seed=${KSEEK_REFCACHE_INPUT_SEED:-20261203}
+      rm -rf "$KSEEK_CACHE_DIR/references"
+      evaluate fa3-refcache-cold --plugin attention.fa3 --set case-study --input-seed "$refcache_seed"
+      du -sb "$KSEEK_CACHE_DIR/references" >> "$log" 2>&1
+      if [[ ${KSEEK_REFCACHE_DROP_CACHES:-0} == 1 ]]; then
+        sync && echo 3 > /proc/sys/vm/drop_caches 2>> "$log" && echo "page cache dropped" >> "$log"
+      fi
+      evaluate fa3-refcache-warm --plugin attention.fa3 --set case-study --input-seed "$refcache_seed"
+      evaluate fa3-refcache-off --plugin attention.fa3 --set case-study --input-seed "$refcache_seed" \
+        --no-reference-cache ;;
     user-name)
       evaluate fa3-user-name --plugin attention.fa3 \
         --scenario 'hq=12,hkv=4,d=128,dtype=bf16,causal=1,page=48,seqs=3x(1000,1500)' --min-rounds 10 --time-budget 2 ;;
