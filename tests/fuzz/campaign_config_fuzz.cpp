@@ -2,8 +2,8 @@
 // error must name the file, and a config that parses must serialise to text that parses to the same config.
 #include <string>
 
-#include "fuzz/fuzz_target.hpp"
 #include "kseek/core/campaign/campaign.hpp"
+#include "support/fuzz_target.hpp"
 
 namespace kseek::fuzz {
 

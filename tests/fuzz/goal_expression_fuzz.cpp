@@ -2,8 +2,8 @@
 // It must never crash, throw or recurse; canonical text is a fixed point with the same verdict; no record, no term met.
 #include <string>
 
-#include "fuzz/fuzz_target.hpp"
 #include "kseek/core/campaign/goal_expression.hpp"
+#include "support/fuzz_target.hpp"
 
 namespace kseek::fuzz {
 

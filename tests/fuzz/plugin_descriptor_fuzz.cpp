@@ -4,8 +4,8 @@
 // It must never crash, and compatibility must stay reflexive and symmetric.
 #include <string>
 
-#include "fuzz/fuzz_target.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
+#include "support/fuzz_target.hpp"
 
 namespace kseek::fuzz {
 

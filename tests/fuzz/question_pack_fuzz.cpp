@@ -2,8 +2,8 @@
 // and every error must keep the documented `file:line:column: problem` shape.
 #include <string>
 
-#include "fuzz/fuzz_target.hpp"
 #include "kseek/core/questions/question_pack.hpp"
+#include "support/fuzz_target.hpp"
 
 namespace kseek::fuzz {
 

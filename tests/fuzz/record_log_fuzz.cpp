@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "fuzz/fuzz_target.hpp"
 #include "kseek/core/campaign/record_log.hpp"
 #include "kseek/core/util/sha256.hpp"
+#include "support/fuzz_target.hpp"
 
 namespace kseek::fuzz {
 namespace {

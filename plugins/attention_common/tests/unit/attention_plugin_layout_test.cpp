@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = fs::path(KSEEK_FIXTURE_CANDIDATES).parent_path().parent_path().parent_path();
+const fs::path kRoot = fs::path(KSEEK_SOURCE_DIR);
 const fs::path kPlugins = kRoot / "plugins";
 
 std::string read_text(const fs::path& path) {

@@ -20,10 +20,7 @@
 
 #include "kseek/attention/attention_workload.hpp"
 #include "kseek/attention/scenario_config.hpp"
-#include "kseek/core/build/build_service.hpp"
-#include "kseek/core/plugin/plugin_registry.hpp"
-#include "kseek/core/worker/driver_probe.hpp"
-#include "kseek/core/worker/gpu_session.hpp"
+#include "support/plugin_device_host.hpp"
 
 namespace kseek::attention {
 namespace {
@@ -84,61 +81,25 @@ struct HostTensor {
 
 // ---- the GPU side: one session and the device library, built once for the test binary ------------------------------
 
+// attention.fa3's device library (this folder's, as every attention plugin embeds it) on GPU 0, through the DeviceHost
+// a plugin is handed; test support keeps core's session and build service out of this file.
 struct Gpu {
-  std::unique_ptr<gpu::GpuSession> session;
+  std::unique_ptr<kseek::testing::TestDeviceHost> session;
   std::string problem;  // why there is none
 };
 
 Gpu& the_gpu() {
   static Gpu gpu = [] {
     Gpu g;
-    const DriverStatus driver = probe_driver();
-    if (!driver.loaded || driver.gpus.empty()) {
-      g.problem = "no GPU: " + driver.problem;
+    auto opened = kseek::testing::open_plugin_device_host("attention.fa3", 9,
+                                                          "the device library needs sm_90 or later (fp8 conversions)");
+    if (!opened) {
+      ADD_FAILURE() << opened.error().message;
+      g.problem = "no device library on the GPU";
       return g;
     }
-    const auto& info = driver.gpus.front();
-    if (info.compute_capability_major < 9) {
-      g.problem = "the device library needs sm_90 or later (fp8 conversions), GPU 0 is " + info.name;
-      return g;
-    }
-    PluginRegistry registry;
-    registry.load_folders({KSEEK_TREE_PLUGIN_DIR});
-    auto loaded = registry.require("attention.fa3");
-    if (!loaded) {
-      g.problem = "attention.fa3 does not load: " + loaded.error().message;
-      return g;
-    }
-    const auto sources = (*loaded)->plugin->device_library();
-    CompileRequest request;
-    request.source = sources.front();
-    request.headers.assign(sources.begin() + 1, sources.end());
-    for (auto& h : sdk_device_headers()) request.headers.push_back(h);
-    deduplicate_headers(request.headers);
-    request.arch = "sm_" + std::to_string(info.compute_capability_major) +
-                   std::to_string(info.compute_capability_minor) + (info.compute_capability_major == 9 ? "a" : "");
-    if (info.compute_capability_major == 10) request.arch = "sm_100a";
-    BuildService service{std::nullopt};
-    const CompileOutput out = service.compile(request);
-    if (out.status != Status::kOk) {
-      ADD_FAILURE() << "the device library does not build for " << request.arch << ": " << out.error << "\n" << out.log;
-      g.problem = "build failed";
-      return g;
-    }
-    auto session = gpu::GpuSession::open(0);
-    if (!session) {
-      ADD_FAILURE() << "no CUDA session: " << session.error().message;
-      g.problem = "no session";
-      return g;
-    }
-    auto module = (*session)->load_module("attention device library", out.cubin);
-    if (!module) {
-      ADD_FAILURE() << module.error().message;
-      g.problem = "no module";
-      return g;
-    }
-    (*session)->set_plugin_module(*module);
-    g.session = std::move(*session);
+    g.session = std::move(opened->host);
+    g.problem = opened->skip_reason;
     return g;
   }();
   return gpu;
@@ -314,7 +275,7 @@ class AttentionReferenceGpu : public ::testing::TestWithParam<ReferenceCase> {};
 TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
   Gpu& gpu = the_gpu();
   if (!gpu.session) GTEST_SKIP() << "SKIPPED: " << gpu.problem;
-  gpu::GpuSession& session = *gpu.session;
+  kseek::testing::TestDeviceHost& session = *gpu.session;
   SCOPED_TRACE("scenario " + GetParam().scenario + ", input seed " + std::to_string(kInputSeed));
 
   auto config = parse_scenario_name(GetParam().scenario);

@@ -31,7 +31,8 @@ const NamedScenario& find(const std::vector<NamedScenario>& set, std::string_vie
   return kMissing;
 }
 
-// The families whose sets supply the scenarios here; the workload planner itself knows neither.
+// The families whose sets supply the scenarios here; the workload planner itself knows neither. Shared code runs only
+// inside a family, so these tests of it name both (tests/CMakeLists.txt here links both family libraries).
 const AttentionFamily& fa3() { return plugins::fa3::fa3_family(); }
 const AttentionFamily& fa4() { return plugins::fa4::fa4_family(); }
 

@@ -19,7 +19,8 @@
 namespace kseek::attention {
 namespace {
 
-// The two families whose sets and rules these tests check; the scenario library itself knows neither.
+// The two families whose sets and rules these tests check; the scenario library itself knows neither. Shared code runs
+// only inside a family, so these tests of it name both (tests/CMakeLists.txt here links both family libraries).
 const AttentionFamily& fa3() { return plugins::fa3::fa3_family(); }
 const AttentionFamily& fa4() { return plugins::fa4::fa4_family(); }
 const AttentionFamily& fa4_on_sm103() { return plugins::fa4::fa4_family(plugins::fa4::BlackwellArch::sm103); }

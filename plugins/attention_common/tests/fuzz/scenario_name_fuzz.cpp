@@ -1,11 +1,13 @@
-// Fuzz target: the attention plugins' scenario_from_name (key=value parser, seqs grammar, validation, accounting).
-// It must never crash or throw, and every accepted name must come back in one canonical spelling that reads the same.
+// Fuzz target: the attention plugins' scenario_from_name (key=value parser, seqs grammar, validation, accounting),
+// the shared parser exercised through both families, which is how it runs in a plugin (so it links both family
+// libraries). It must never crash or throw, and every accepted name must come back in one canonical spelling that
+// reads the same.
 #include <string>
 
-#include "fuzz/fuzz_target.hpp"
 #include "kseek/attention/attention_plugin.hpp"
 #include "kseek/attention_fa3/fa3_family.hpp"
 #include "kseek/attention_fa4/fa4_family.hpp"
+#include "support/fuzz_target.hpp"
 
 namespace kseek::fuzz {
 namespace {

@@ -1,5 +1,6 @@
 // The seam between each fuzz target's entry function and its two drivers: libFuzzer (KSEEK_FUZZ=ON, clang with
-// ASan + UBSan) and the seed-corpus replay test (label unit, any compiler). It must never hold a target's logic.
+// ASan + UBSan) and the seed-corpus replay test (label unit, any compiler; support/fuzz_corpus_replay.hpp). Test
+// support for every tree's targets (tests/fuzz, plugins/<name>/tests/fuzz). It must never hold a target's logic.
 #pragma once
 
 #include <cstddef>
@@ -22,13 +23,9 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
-// The entry functions, one per target (each in <name>_fuzz.cpp). They return 0, as libFuzzer wants.
-int fuzz_question_pack(const std::uint8_t* data, std::size_t size);
-int fuzz_record_log(const std::uint8_t* data, std::size_t size);
-int fuzz_scenario_name(const std::uint8_t* data, std::size_t size);
-int fuzz_goal_expression(const std::uint8_t* data, std::size_t size);
-int fuzz_plugin_descriptor(const std::uint8_t* data, std::size_t size);
-int fuzz_campaign_config(const std::uint8_t* data, std::size_t size);
+// An entry function, one per target (each in <name>_fuzz.cpp, declared by the replay test that runs it). It returns
+// 0, as libFuzzer wants.
+using FuzzEntry = int (*)(const std::uint8_t* data, std::size_t size);
 
 }  // namespace kseek::fuzz
 
