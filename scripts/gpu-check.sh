@@ -109,7 +109,12 @@ for job in "${jobs[@]}"; do
       # Every arm's cold build and the seed's at once, before any evaluation: one build keeps one core busy for ~45 s
       # on the H200 machine, five together took 46-53 s in all (2026-12-02); the evaluations then hit the cache.
       step "fa3-ab: building ${#ab_files[@]} arm(s) and the seed in parallel"
-      for f in "${ab_files[@]}" plugins/attention_common/seeds/fa2_class_seed.cu; do
+      # The build cache keys a source by its name too: the seed is built under the name an evaluation gives it
+      # (<family>_seed_<arch>.cu), else its entry would not be the one the evaluations look up (2026-12-03: a seed
+      # built as fa2_class_seed.cu left the first evaluation a 111 s cold seed build).
+      seed_copy=$(mktemp -d)/fa3_seed_sm_90a.cu
+      cp plugins/attention_common/seeds/fa2_class_seed.cu "$seed_copy"
+      for f in "${ab_files[@]}" "$seed_copy"; do
         $kseek build "$f" --plugin attention.fa3 > /dev/null 2>&1 &
       done
       wait
