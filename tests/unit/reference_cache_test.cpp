@@ -423,8 +423,13 @@ TEST_F(ReferenceCacheChoiceTest, ACampaignsEvaluationNeverReadsTheCache) {
   EXPECT_TRUE(load(ReferenceCache(outside.folder, outside.max_bytes), key).lookup.hit) << "the entry is readable";
 }
 
-TEST_F(ReferenceCacheChoiceTest, OutsideACampaignItIsOnUnlessRefusedOrBoundedToZero) {
+TEST_F(ReferenceCacheChoiceTest, OutsideACampaignItIsOnWhenABoundIsGivenUnlessRefusedOrZero) {
   testing::TempFolder folder("kseek-reference-cache");
+  // Opt-in until it has run on a GPU: no bound, no cache.
+  const auto unset = app::choose_reference_cache({}, false, false).value();
+  EXPECT_FALSE(unset.on());
+  EXPECT_NE(unset.describe().find("KSEEK_REFERENCE_CACHE_BYTES"), std::string::npos) << unset.describe();
+  ::setenv("KSEEK_REFERENCE_CACHE_BYTES", "32G", 1);
   const auto by_default = app::choose_reference_cache({}, false, false).value();
   EXPECT_TRUE(by_default.on());
   EXPECT_EQ(by_default.max_bytes, app::kDefaultReferenceCacheBytes);

@@ -64,15 +64,19 @@ Result<ReferenceCacheChoice> choose_reference_cache(const AppOptions& options, b
     choice.off_because = "--no-reference-cache";
     return choice;
   }
-  choice.max_bytes = kDefaultReferenceCacheBytes;
-  if (const char* bound = std::getenv("KSEEK_REFERENCE_CACHE_BYTES"); bound != nullptr && *bound != '\0') {
-    auto bytes = parse_byte_count(bound);
-    if (!bytes) return make_error("KSEEK_REFERENCE_CACHE_BYTES: " + bytes.error().message);
-    choice.max_bytes = *bytes;
-    if (*bytes == 0) {
-      choice.off_because = "KSEEK_REFERENCE_CACHE_BYTES=0";
-      return choice;
-    }
+  // Opt-in until an evaluation has read its references back on a GPU (the per-kernel build's precedent): the code
+  // path is tested on the CPU only (2026-12-03), and outside a campaign every evaluation would take it.
+  const char* bound = std::getenv("KSEEK_REFERENCE_CACHE_BYTES");
+  if (bound == nullptr || *bound == '\0') {
+    choice.off_because = "opt in with KSEEK_REFERENCE_CACHE_BYTES, e.g. 32G: not yet run on a GPU";
+    return choice;
+  }
+  auto bytes = parse_byte_count(bound);
+  if (!bytes) return make_error("KSEEK_REFERENCE_CACHE_BYTES: " + bytes.error().message);
+  choice.max_bytes = *bytes;
+  if (*bytes == 0) {
+    choice.off_because = "KSEEK_REFERENCE_CACHE_BYTES=0";
+    return choice;
   }
   const char* build_cache = std::getenv("KSEEK_CACHE_DIR");
   if (!options.cache_dir.empty()) {
