@@ -1130,6 +1130,17 @@ constexpr bool kPvPerHalf = false;
 // warpgroup's softmax runs while the other's GEMMs hold the tensor cores. Named barrier kTurnBarrier + wg means "wg
 // may issue": each issue is bracketed by a sync on the warpgroup's own barrier and an arrive on the other's.
 constexpr bool kPingPong = true;
+
+// 16-bit kernels: the producer warpgroup's warps share the K/V loads. Warp 2p + q (p = 0: K, 1: V) issues part q of
+// that tensor's 64-column slabs (kLoaderParts parts, fewer when the tensor has fewer slabs); warp 0 also draws the
+// items and loads Q. Measured on H03 (paged, 16-row pages: 8 boxes per slab, each issued by its own lane through a
+// uniform-register loop): one warp issuing all 32 boxes of a d128 tile was busy ~72 % of the kernel and the
+// consumers' largest stall was the wait for K (ncu source counters, H200, 2026-12-03).
+#ifndef KSEEK_FA3_LOADER_PARTS
+#define KSEEK_FA3_LOADER_PARTS 1
+#endif
+constexpr int kLoaderParts = KSEEK_FA3_LOADER_PARTS;
+static_assert(kLoaderParts == 1 || kLoaderParts == 2, "two warps per tensor at most: the warpgroup has four");
 constexpr u32 kTurnBarrier = 1;  // ids 1 and 2 (0 is __syncthreads)
 
 // kD_: Q/K head dim. kDV_: V/O head dim. kBN_: keys per tile (the S wgmma N). kStages_: K/V ring depth. kF16_: fp16
@@ -1159,6 +1170,9 @@ struct Config {
   static constexpr bool kF16 = kF16_;
   static constexpr int kHalves = kD_ / kSwizzleCols;    // 64-column slabs of Q and K (one TMA box column each)
   static constexpr int kHalvesV = kDV_ / kSwizzleCols;  // 64-column slabs of V
+  // Loader warps of K and of V (16-bit kernels; fp8: one warp loads both raw tiles).
+  static constexpr int kPartsK = kHalves < kLoaderParts ? kHalves : kLoaderParts;
+  static constexpr int kPartsV = kHalvesV < kLoaderParts ? kHalvesV : kLoaderParts;
   static constexpr int kSRegs = kBN_ / 2;               // f32 S accumulator registers per thread (m64 x kBN)
   static constexpr int kORegs = kDV_ / 2;               // f32 O accumulator registers per thread (m64 x dv)
   static constexpr int kPSteps = kBN_ / 16;             // k16 steps of P V (each holds 4 packed registers of P)
@@ -1548,11 +1562,13 @@ __device__ __forceinline__ bool fill_work(const AttentionProblem& pr, int b, int
 // Producer: one warp. Lane 0 arms each barrier with the bytes of its tile; the lanes then issue the boxes (paged: one
 // lane per page slice of the tile, each looking up its own block_table entry).
 // ---------------------------------------------------------------------------------------------------------------------
-template <class C, int kSlabs>
+// Slabs kFirst .. kFirst + kCount - 1 of one tile (one loader warp's part; its own arrival and bytes on `full`).
+template <class C, int kSlabs, int kFirst, int kCount>
 __device__ __forceinline__ void load_kv_tile(u16 (&dst)[kSlabs][C::kBN][kSwizzleCols], const void* map, u32 full,
                                              u32 empty, int t, int round, const Work& w, bool paged, int row,
                                              int boxes, int rpb, int in_page, int page) {
-  constexpr u32 kBytes = static_cast<u32>(kSlabs) * C::kBN * kSwizzleCols * 2;
+  static_assert(kFirst + kCount <= kSlabs, "a part within the tile's slabs");
+  constexpr u32 kBytes = static_cast<u32>(kCount) * C::kBN * kSwizzleCols * 2;
   const int lane = threadIdx.x & 31;
   // WAR on the ring slot: every consumer warp has finished reading round - 1 of this slot before TMA overwrites it
   // (their releases completed phase round - 1 of `empty`).
@@ -1562,13 +1578,13 @@ __device__ __forceinline__ void load_kv_tile(u16 (&dst)[kSlabs][C::kBN][kSwizzle
   if (paged) {  // one lane per page slice of the tile
     if (lane < boxes) {
 #pragma unroll
-      for (int hf = 0; hf < kSlabs; ++hf) {
+      for (int hf = kFirst; hf < kFirst + kCount; ++hf) {
         tma_load_4d(smem_u32(&dst[hf][lane * rpb][0]), map, full, hf * kSwizzleCols, w.kvh, in_page, page);
       }
     }
   } else if (lane == 0) {
 #pragma unroll
-    for (int hf = 0; hf < kSlabs; ++hf) {
+    for (int hf = kFirst; hf < kFirst + kCount; ++hf) {
       tma_load_3d(smem_u32(&dst[hf][0][0]), map, full, hf * kSwizzleCols, w.kvh, row);
     }
   }
@@ -1713,8 +1729,9 @@ __device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr)
   }
 }
 
-// The K/V tiles of one item; `it0` counts the tiles loaded before it.
-template <class C>
+// One loader warp's share of an item's tiles: 16-bit, part kPart of K (kTensor 0) or of V (1); fp8 (kTensor 0), both
+// raw tiles. `it0` counts the tiles loaded before it.
+template <class C, int kTensor, int kPart>
 __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const AttentionProblem& pr, const void* map_k,
                                              const void* map_v, int rpb, int boxes, int last_box_key,
                                              const int* table_row, int it0) {
@@ -1743,10 +1760,17 @@ __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const A
                        boxes, rpb, in_page, page);
       continue;
     }
-    load_kv_tile<C>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]), smem_u32(&sm.empty_k[stage]), it, round, w,
-                    pr.paged, row, boxes, rpb, in_page, page);
-    load_kv_tile<C>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]), smem_u32(&sm.empty_v[stage]), it, round, w,
-                    pr.paged, row, boxes, rpb, in_page, page);
+    if constexpr (kTensor == 0) {
+      constexpr int kPer = C::kHalves / C::kPartsK;
+      load_kv_tile<C, C::kHalves, kPart * kPer, kPer>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]),
+                                                      smem_u32(&sm.empty_k[stage]), it, round, w, pr.paged, row,
+                                                      boxes, rpb, in_page, page);
+    } else {
+      constexpr int kPer = C::kHalvesV / C::kPartsV;
+      load_kv_tile<C, C::kHalvesV, kPart * kPer, kPer>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]),
+                                                       smem_u32(&sm.empty_v[stage]), it, round, w, pr.paged, row,
+                                                       boxes, rpb, in_page, page);
+    }
   }
 }
 
@@ -1787,9 +1811,36 @@ __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Sch
     // data, masked to -inf / zero weight) instead of reading block_table past the sequence's row.
     const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
     const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
-    produce_item<C>(sm, w, pr, map_k, map_v, rpb, boxes, last_box_key, table_row, it);
+    produce_item<C, 0, 0>(sm, w, pr, map_k, map_v, rpb, boxes, last_box_key, table_row, it);
     it += w.n_tiles;
   }
+}
+
+// The producer warpgroup's other loader warps (16-bit kernels): part kPart of K (kTensor 0) or V (1) of every item the
+// work ring publishes.
+template <class C, int kTensor, int kPart>
+__device__ __forceinline__ void load_parts(const Args& args, Smem<C>& sm) {
+  const AttentionProblem& pr = args.problem;
+  const int rpb = pr.paged ? (pr.block_size < C::kBN ? pr.block_size : C::kBN) : C::kBN;
+  const int boxes = C::kBN / rpb;
+  int it = 0;
+  for (int j = 0;; ++j) {
+    int b, h, row0;
+    if (!take_item(sm, j, b, h, row0)) break;
+    Work w;
+    fill_work<C>(pr, b, h, row0, w);  // true: the producer publishes only items with rows
+    const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
+    const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
+    produce_item<C, kTensor, kPart>(sm, w, pr, &args.tensor_maps[1], &args.tensor_maps[2], rpb, boxes, last_box_key,
+                                    table_row, it);
+    it += w.n_tiles;
+  }
+}
+
+// Loader warps besides warp 0 that read the work ring (16-bit kernels): K's second part, V's parts.
+template <class C>
+__device__ constexpr int extra_loader_warps() {
+  return (C::kPartsK - 1) + C::kPartsV;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -2107,6 +2158,8 @@ __device__ __forceinline__ void forward(const Args& args) {
   if (threadIdx.x == 0) {
     // 16-bit: TMA completes the slabs' full barriers (one arrival + tx); fp8: every converter thread arrives.
     const u32 slab_arrivals = C::kFp8 ? kConverterThreads : 1;
+    const u32 k_arrivals = C::kFp8 ? kConverterThreads : C::kPartsK;  // one per loader warp of the tensor
+    const u32 v_arrivals = C::kFp8 ? kConverterThreads : C::kPartsV;
     mbar_init(smem_u32(&sm.full_q), slab_arrivals);
     if constexpr (C::kFp8) {
       mbar_init(smem_u32(&sm.raw_k_full), 1);
@@ -2116,15 +2169,17 @@ __device__ __forceinline__ void forward(const Args& args) {
     }
 #pragma unroll
     for (int st = 0; st < C::kStages; ++st) {
-      mbar_init(smem_u32(&sm.full_k[st]), slab_arrivals);
-      mbar_init(smem_u32(&sm.full_v[st]), slab_arrivals);
+      mbar_init(smem_u32(&sm.full_k[st]), k_arrivals);
+      mbar_init(smem_u32(&sm.full_v[st]), v_arrivals);
       mbar_init(smem_u32(&sm.empty_k[st]), kConsumerWarps);
       mbar_init(smem_u32(&sm.empty_v[st]), kConsumerWarps);
     }
     mbar_init(smem_u32(&sm.empty_q), kConsumerWarps);
     for (int slot = 0; slot < 2; ++slot) {
       mbar_init(smem_u32(&sm.work_full[slot]), 1);
-      mbar_init(smem_u32(&sm.work_empty[slot]), kConsumerWarps + (C::kFp8 ? kConverterThreads / 32 : 0));
+      // Readers of the work ring: the consumer warps, and the converter warps (fp8) or the other loader warps.
+      mbar_init(smem_u32(&sm.work_empty[slot]),
+                kConsumerWarps + (C::kFp8 ? kConverterThreads / 32 : extra_loader_warps<C>()));
     }
     fence_barrier_init();
   }
@@ -2133,10 +2188,19 @@ __device__ __forceinline__ void forward(const Args& args) {
   const int wg = threadIdx.x / kWGThreads;
   if (wg == 0) {
     setmaxnreg_dec<C::kProducerRegs>();
-    if (threadIdx.x < 32) {
+    const int warp = threadIdx.x / 32;
+    if (warp == 0) {
       produce<C>(args, sm, sc);
     } else if constexpr (C::kFp8) {
       convert<C>(sm, args.problem);
+    } else {
+      if constexpr (C::kPartsK > 1) {
+        if (warp == 1) load_parts<C, 0, 1>(args, sm);
+      }
+      if (warp == 2) load_parts<C, 1, 0>(args, sm);
+      if constexpr (C::kPartsV > 1) {
+        if (warp == 3) load_parts<C, 1, 1>(args, sm);
+      }
     }
     return;
   }
