@@ -15,9 +15,13 @@
 #include "kseek/attention/scenario_config.hpp"
 #include "kseek/attention_fa3/fa3_family.hpp"
 #include "kseek/attention_fa4/fa4_family.hpp"
+#include "scenario_lookup.hpp"
 
 namespace kseek::attention {
 namespace {
+
+using test_lookup::find;
+using test_lookup::set_or_die;
 
 // The two families whose sets and rules these tests check; the scenario library itself knows neither. Shared code runs
 // only inside a family, so these tests of it name both (tests/CMakeLists.txt here links both family libraries).
@@ -35,21 +39,6 @@ std::vector<SeqLens> expand(std::string_view seqs) {
   auto parsed = parse_seqs(seqs);
   EXPECT_TRUE(parsed.ok()) << seqs << " -> " << (parsed.ok() ? "" : parsed.error().message);
   return parsed.ok() ? expand_seqs(parsed.value()) : std::vector<SeqLens>{};
-}
-
-std::vector<NamedScenario> set_or_die(const AttentionFamily& family, std::string_view name) {
-  auto set = family.scenario_set(name);
-  EXPECT_TRUE(set.ok()) << (set.ok() ? "" : set.error().message);
-  return set.ok() ? set.value() : std::vector<NamedScenario>{};
-}
-
-const NamedScenario& find(const std::vector<NamedScenario>& set, std::string_view id) {
-  for (const NamedScenario& s : set) {
-    if (s.id == id) return s;
-  }
-  ADD_FAILURE() << "no scenario " << id;
-  static const NamedScenario kMissing{};
-  return kMissing;
 }
 
 // ---- seqs grammar

@@ -18,29 +18,18 @@
 #include "kseek/attention/attention_workload.hpp"
 #include "kseek/attention_fa3/fa3_family.hpp"
 #include "kseek/attention_fa4/fa4_family.hpp"
+#include "scenario_lookup.hpp"
 
 namespace kseek::attention {
 namespace {
 
-const NamedScenario& find(const std::vector<NamedScenario>& set, std::string_view id) {
-  for (const NamedScenario& s : set) {
-    if (s.id == id) return s;
-  }
-  ADD_FAILURE() << "no scenario " << id;
-  static const NamedScenario kMissing{};
-  return kMissing;
-}
+using test_lookup::find;
+using test_lookup::set_or_die;
 
 // The families whose sets supply the scenarios here; the workload planner itself knows neither. Shared code runs only
 // inside a family, so these tests of it name both (tests/CMakeLists.txt here links both family libraries).
 const AttentionFamily& fa3() { return plugins::fa3::fa3_family(); }
 const AttentionFamily& fa4() { return plugins::fa4::fa4_family(); }
-
-std::vector<NamedScenario> set_or_die(const AttentionFamily& family, std::string_view name) {
-  auto set = family.scenario_set(name);
-  EXPECT_TRUE(set.ok()) << (set.ok() ? "" : set.error().message);
-  return set.ok() ? set.value() : std::vector<NamedScenario>{};
-}
 
 AttentionConfig case_study(const AttentionFamily& family, std::string_view id) {
   return find(set_or_die(family, kCaseStudySet), id).config;
