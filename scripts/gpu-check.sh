@@ -130,7 +130,6 @@ for job in "${jobs[@]}"; do
       # from_cache, stored} and stage_seconds.summed_over_scenarios {references, reference_cache}. With
       # KSEEK_REFCACHE_DROP_CACHES=1 the page cache is dropped before the warm run, so entries come from the disk.
       refcache_seed=${KSEEK_REFCACHE_INPUT_SEED:-20261203}
-      export KSEEK_REFERENCE_CACHE_BYTES=${KSEEK_REFERENCE_CACHE_BYTES:-32G}  # opt-in until it has run on a GPU
       rm -rf "$KSEEK_CACHE_DIR/references"
       evaluate fa3-refcache-cold --plugin attention.fa3 --set case-study --input-seed "$refcache_seed"
       du -sb "$KSEEK_CACHE_DIR/references" >> "$log" 2>&1

@@ -27,9 +27,7 @@ class ReferenceCacheGpuTest : public ::testing::Test {
   void SetUp() override {
     static const kseek::DriverStatus driver = kseek::probe_driver();
     if (!driver.loaded) GTEST_SKIP() << "no GPU: " << driver.problem;
-    ::setenv("KSEEK_REFERENCE_CACHE_BYTES", "4G", 1);  // opt-in until it has run on a GPU (app_options.hpp)
   }
-  void TearDown() override { ::unsetenv("KSEEK_REFERENCE_CACHE_BYTES"); }
 };
 
 json eval_json(const std::string& args) {

@@ -289,6 +289,17 @@ TEST(ReferenceCache, AnEntryLargerThanTheBoundIsNotStoredAndEvictsNothing) {
   EXPECT_TRUE(load(cache, small).lookup.hit);
 }
 
+TEST(ReferenceCache, AStoreNeverLeavesItsDiskWithLessThanTheLargerOf2GiBAnd5PercentFree) {
+  constexpr std::uint64_t GiB = 1ull << 30;
+  EXPECT_TRUE(leaves_enough_free_space(10 * GiB, 100 * GiB, 4 * GiB)) << "6 GiB left of 100: above 5 GiB";
+  EXPECT_FALSE(leaves_enough_free_space(10 * GiB, 100 * GiB, 6 * GiB)) << "4 GiB left of 100: under 5 %";
+  EXPECT_FALSE(leaves_enough_free_space(3 * GiB, 10 * GiB, 2 * GiB)) << "1 GiB left: under 2 GiB";
+  EXPECT_TRUE(leaves_enough_free_space(3 * GiB, 10 * GiB, GiB));
+  EXPECT_FALSE(leaves_enough_free_space(GiB, 4000 * GiB, 2 * GiB)) << "an entry larger than the free space";
+  EXPECT_TRUE(leaves_enough_free_space(300 * GiB, 4000 * GiB, 50 * GiB));
+  EXPECT_FALSE(leaves_enough_free_space(300 * GiB, 4000 * GiB, 150 * GiB)) << "150 GiB left of 4 TB: under 5 %";
+}
+
 TEST(ReferenceCache, EvictionRemovesTemporaryFilesAKilledWriterLeftLongAgo) {
   testing::TempFolder folder("kseek-reference-cache");
   const fs::path stale = folder.path() / ".abc.kref.tmp.123.0";
@@ -423,13 +434,8 @@ TEST_F(ReferenceCacheChoiceTest, ACampaignsEvaluationNeverReadsTheCache) {
   EXPECT_TRUE(load(ReferenceCache(outside.folder, outside.max_bytes), key).lookup.hit) << "the entry is readable";
 }
 
-TEST_F(ReferenceCacheChoiceTest, OutsideACampaignItIsOnWhenABoundIsGivenUnlessRefusedOrZero) {
+TEST_F(ReferenceCacheChoiceTest, OutsideACampaignItIsOnUnlessRefusedOrBoundedToZero) {
   testing::TempFolder folder("kseek-reference-cache");
-  // Opt-in until it has run on a GPU: no bound, no cache.
-  const auto unset = app::choose_reference_cache({}, false, false).value();
-  EXPECT_FALSE(unset.on());
-  EXPECT_NE(unset.describe().find("KSEEK_REFERENCE_CACHE_BYTES"), std::string::npos) << unset.describe();
-  ::setenv("KSEEK_REFERENCE_CACHE_BYTES", "32G", 1);
   const auto by_default = app::choose_reference_cache({}, false, false).value();
   EXPECT_TRUE(by_default.on());
   EXPECT_EQ(by_default.max_bytes, app::kDefaultReferenceCacheBytes);

@@ -64,19 +64,15 @@ Result<ReferenceCacheChoice> choose_reference_cache(const AppOptions& options, b
     choice.off_because = "--no-reference-cache";
     return choice;
   }
-  // Opt-in until an evaluation has read its references back on a GPU (the per-kernel build's precedent): the code
-  // path is tested on the CPU only (2026-12-03), and outside a campaign every evaluation would take it.
-  const char* bound = std::getenv("KSEEK_REFERENCE_CACHE_BYTES");
-  if (bound == nullptr || *bound == '\0') {
-    choice.off_because = "opt in with KSEEK_REFERENCE_CACHE_BYTES, e.g. 32G: not yet run on a GPU";
-    return choice;
-  }
-  auto bytes = parse_byte_count(bound);
-  if (!bytes) return make_error("KSEEK_REFERENCE_CACHE_BYTES: " + bytes.error().message);
-  choice.max_bytes = *bytes;
-  if (*bytes == 0) {
-    choice.off_because = "KSEEK_REFERENCE_CACHE_BYTES=0";
-    return choice;
+  choice.max_bytes = kDefaultReferenceCacheBytes;
+  if (const char* bound = std::getenv("KSEEK_REFERENCE_CACHE_BYTES"); bound != nullptr && *bound != '\0') {
+    auto bytes = parse_byte_count(bound);
+    if (!bytes) return make_error("KSEEK_REFERENCE_CACHE_BYTES: " + bytes.error().message);
+    choice.max_bytes = *bytes;
+    if (*bytes == 0) {
+      choice.off_because = "KSEEK_REFERENCE_CACHE_BYTES=0";
+      return choice;
+    }
   }
   const char* build_cache = std::getenv("KSEEK_CACHE_DIR");
   if (!options.cache_dir.empty()) {
@@ -106,6 +102,32 @@ Result<Constraints> load_constraints(const Plugin& plugin, const std::filesystem
   return constraints;
 }
 
+namespace {
+
+// "H03,H13" is how people write a list; the CLI splits on ';' because key=value names hold commas. An entry with
+// no '=' cannot be a key=value name, so its commas can only separate ids.
+std::vector<std::string> split_id_lists(const std::vector<std::string>& entries) {
+  std::vector<std::string> ids;
+  for (const auto& entry : entries) {
+    if (entry.find('=') != std::string::npos || entry.find(',') == std::string::npos) {
+      ids.push_back(entry);
+      continue;
+    }
+    std::string_view rest = entry;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      auto part = rest.substr(0, comma);
+      while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+      while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+      if (!part.empty()) ids.emplace_back(part);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
 Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const std::string& set_name,
                                                const std::vector<std::string>& ids) {
   const std::string set = set_name.empty() ? plugin.info().default_set : set_name;
@@ -113,7 +135,7 @@ Result<std::vector<Scenario>> select_scenarios(const Plugin& plugin, const std::
   if (!all) return all.error();
   if (ids.empty()) return all;
   std::vector<Scenario> chosen;
-  for (const auto& id : ids) {
+  for (const auto& id : split_id_lists(ids)) {
     auto it = std::find_if(all->begin(), all->end(), [&](const Scenario& s) { return s.id == id || s.name == id; });
     if (it != all->end()) {
       chosen.push_back(*it);

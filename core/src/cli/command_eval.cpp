@@ -156,8 +156,9 @@ void register_eval_command(CLI::App& app, GlobalOptions& options, int& exit_code
       ->type_name("DIR");
   command->add_option("--set", args->set_name, "Scenario set (default: the plugin's default)");
   command
-      ->add_option("--scenarios,--scenario", args->scenario_ids,
-                   "Scenario ids of the set, or key=value names of any configuration, separated by ';'")
+      ->add_option(
+          "--scenarios,--scenario", args->scenario_ids,
+          "Scenario ids of the set (H01,H03 or H01;H03), or key=value names of any configuration, separated by ';'")
       ->delimiter(';');
   command->add_option("--constraints", args->constraints_file, "JSON file overriding the plugin's constraints");
   command->add_option("--out", args->out_file, "Write the JSON record to this file (atomically)");

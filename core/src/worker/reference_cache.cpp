@@ -257,6 +257,11 @@ ReferenceLookup ReferenceCache::load(const ReferenceKey& key,
   return lookup;
 }
 
+bool leaves_enough_free_space(std::uint64_t available, std::uint64_t capacity, std::uint64_t entry_bytes) {
+  const std::uint64_t keep_free = std::max<std::uint64_t>(2ull << 30, capacity / 20);
+  return available >= entry_bytes && available - entry_bytes >= keep_free;
+}
+
 Result<void> ReferenceCache::store(const ReferenceKey& key, std::span<const std::byte> payload) const {
   if (!enabled()) return Ok{};
   if (payload.size() != key.payload_bytes()) {
@@ -268,11 +273,20 @@ Result<void> ReferenceCache::store(const ReferenceKey& key, std::span<const std:
     return make_error(fmt::format("reference cache: an entry of {} bytes is larger than the cache's bound of {} bytes",
                                   header.size() + payload.size(), max_bytes_));
   }
+  std::error_code ec;
+  if (fs::create_directories(folder_, ec)) fs::permissions(folder_, fs::perms::owner_all, ec);
+  if (const auto space = fs::space(folder_, ec);
+      !ec && !leaves_enough_free_space(space.available, space.capacity, header.size() + payload.size())) {
+    return make_error(
+        fmt::format("reference cache: not stored, {} has {:.1f} GiB free and an entry of {:.1f} GiB "
+                    "would leave less than it keeps free (set KSEEK_REFERENCE_CACHE_BYTES=0 to turn the "
+                    "cache off, or point KSEEK_CACHE_DIR at a larger disk)",
+                    folder_.string(), double(space.available) / double(1ull << 30),
+                    double(header.size() + payload.size()) / double(1ull << 30)));
+  }
   const auto chunk_digests = chunk_digests_of(payload);
   if (!chunk_digests) return make_error("reference cache: the payload could not be hashed");
   header.replace(kDigestOffset, kDigestChars, entry_digest(header, *chunk_digests));
-  std::error_code ec;
-  if (fs::create_directories(folder_, ec)) fs::permissions(folder_, fs::perms::owner_all, ec);
   const std::array<std::string_view, 2> pieces = {header,
                                                   {reinterpret_cast<const char*>(payload.data()), payload.size()}};
   if (auto written = write_cache_file_atomically(entry_path(key), pieces); !written) return written.error();

@@ -33,9 +33,8 @@ BuildService make_build_service(const AppOptions& options);
 
 // The reference cache an evaluation may use (docs/user-guide.md). Never inside a campaign (`campaign`): its records
 // are the gate's evidence, and an entry planted in the cache folder must not be able to pass a wrong kernel there;
-// its inputs are drawn fresh anyway. Outside one it is opt-in for now (KSEEK_REFERENCE_CACHE_BYTES set and not 0;
-// off when `refused`, --no-reference-cache), bounded by that variable (bytes, or with a K, M, G or T suffix; the
-// suggested bound is kDefaultReferenceCacheBytes),
+// its inputs are drawn fresh anyway. Outside one it is on unless `refused` (--no-reference-cache) or
+// KSEEK_REFERENCE_CACHE_BYTES is 0, bounded by that variable (bytes, or with a K, M, G or T suffix; default 32G),
 // in the folder `references` inside the build cache folder given (--cache-dir, $KSEEK_CACHE_DIR), else beside the
 // default one (~/.cache/kernelseek/references). An unreadable bound is an error.
 inline constexpr std::uint64_t kDefaultReferenceCacheBytes = 32ull << 30;

@@ -85,6 +85,10 @@ inline constexpr double kReferenceReadBackBytesPerSecond = 2e9;
 inline constexpr double kMinReferenceComputeSecondsWorthCaching = 0.01;
 bool worth_caching(std::uint64_t payload_bytes, double compute_seconds);
 
+// A store never fills the disk the cache sits on: it is skipped (and noted) when the file system would have less than
+// the larger of 2 GiB and 5 % of its capacity free after it, whatever the cache's own bound allows.
+bool leaves_enough_free_space(std::uint64_t available, std::uint64_t capacity, std::uint64_t entry_bytes);
+
 struct ReferenceLookup {
   bool hit = false;
   std::string discarded;  // an entry was found and not used: why (it was removed when it was ours)
@@ -106,8 +110,8 @@ class ReferenceCache {
                        const std::function<std::span<std::byte>(std::uint64_t bytes)>& destination) const;
 
   // Writes the entry (a temporary file renamed into place: readers see the old entry, the new one or none), then
-  // evicts the least recently used entries until the folder's entries fit the bound. An entry larger than the bound
-  // is not written.
+  // evicts the least recently used entries until the folder's entries fit the bound. An entry larger than the bound,
+  // or one that would leave its file system short of space (leaves_enough_free_space), is not written.
   Result<void> store(const ReferenceKey& key, std::span<const std::byte> payload) const;
 
   // Removes entries, least recently used first, until what is left fits the bound (and temporary files a killed
