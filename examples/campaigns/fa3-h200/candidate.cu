@@ -1188,6 +1188,19 @@ struct Config {
   static_assert(!kFp8_ || (kD_ % 16 == 0 && kDV_ % 16 == 0), "fp8 rows widen 16 bytes at a time");
 };
 
+struct Work {
+  int b, h, kvh;     // sequence, query head, its kv head (h / group)
+  int q_start, sq;   // first row of the sequence in Q/O, and its query count
+  int sk, k_start;   // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
+  int row0;          // first query row (within the sequence) of this CTA
+  int shift;         // sk - sq: bottom-right causal alignment
+  int wl, wr;        // window edges as problem.h states them (-1: none); wr is 0 under causal
+  int t_first;       // first key tile this CTA visits (window: the tile of the first row's first key)
+  int n_tiles;       // key tiles this CTA visits: t_first .. t_first + n_tiles - 1, processed from the last one down
+  // Key tile of visit t (0 = the first visited, the last tile).
+  __device__ __forceinline__ int tile_of(int t) const { return t_first + n_tiles - 1 - t; }
+};
+
 // One CTA's shared memory. Every operand slab is [rows][64] 16-bit elements written by TMA with 128B swizzle
 // (16-byte chunk c of row r lands at chunk c ^ (r % 8)), so each slab starts on a 1024-byte swizzle atom.
 template <class C>
@@ -1211,7 +1224,7 @@ struct alignas(1024) Smem {
   alignas(8) u64 empty_q;        // every consumer warp's last S wgmma of an item retired: Q may be replaced
   alignas(8) u64 work_full[2];   // the producer published work[slot]
   alignas(8) u64 work_empty[2];  // every reader (consumer warps; fp8: converter warps) took work[slot]
-  int work[2][3];                // published items: sequence, query head, first row; sequence -1: no more work
+  Work work[2];                  // published items, whole (readers load no sequence data); b = -1: no more work
 };
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -1438,18 +1451,6 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const u32 (&a)[4], 
 // ---------------------------------------------------------------------------------------------------------------------
 // Geometry shared by the producer and the consumers (both must agree on every tile count).
 // ---------------------------------------------------------------------------------------------------------------------
-struct Work {
-  int b, h, kvh;     // sequence, query head, its kv head (h / group)
-  int q_start, sq;   // first row of the sequence in Q/O, and its query count
-  int sk, k_start;   // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
-  int row0;          // first query row (within the sequence) of this CTA
-  int shift;         // sk - sq: bottom-right causal alignment
-  int wl, wr;        // window edges as problem.h states them (-1: none); wr is 0 under causal
-  int t_first;       // first key tile this CTA visits (window: the tile of the first row's first key)
-  int n_tiles;       // key tiles this CTA visits: t_first .. t_first + n_tiles - 1, processed from the last one down
-  // Key tile of visit t (0 = the first visited, the last tile).
-  __device__ __forceinline__ int tile_of(int t) const { return t_first + n_tiles - 1 - t; }
-};
 
 // First key row i may see, and one past the last (problem.h's mask: bottom-right aligned window, causal = window
 // right edge 0); both clamped to [0, sk]. Both are non-decreasing in i, which the tile bounds below rely on.
@@ -1604,28 +1605,30 @@ __device__ __forceinline__ int next_item(const Args& args, const Schedule& sc, S
   if (j >= 2) mbar_wait(smem_u32(&sm.work_empty[slot]), static_cast<u32>(((j >> 1) - 1) & 1));
   if (lane == 0) {
     const bool more = idx < sc.items;
-    sm.work[slot][0] = more ? w.b : -1;
-    sm.work[slot][1] = more ? w.h : 0;
-    sm.work[slot][2] = more ? w.row0 : 0;
+    Work published = w;
+    if (!more) published.b = -1;
+    sm.work[slot] = published;
     mbar_arrive(smem_u32(&sm.work_full[slot]));  // release: the stores above are seen by whoever waits on the phase
   }
   __syncwarp();
   return idx;
 }
 
-// A reader warp (consumer or converter) takes item j: every lane reads the slot, then lane 0 releases it. False when
-// the producer said there is no more work.
+// A reader warp (consumer, converter or loader) takes item j: every lane copies the published Work out of the slot,
+// then lane 0 releases it. False when the producer said there is no more work. Publishing the whole Work spares each
+// reader fill_work's dependent loads of cu_seqlens / seqused_k at every item boundary.
 template <class C>
-__device__ __forceinline__ bool take_item(Smem<C>& sm, int j, int& b, int& h, int& row0) {
+__device__ __forceinline__ bool take_item(Smem<C>& sm, int j, Work& w) {
   const int slot = j & 1;
   mbar_wait(smem_u32(&sm.work_full[slot]), static_cast<u32>((j >> 1) & 1));
-  const volatile int* item = sm.work[slot];
-  b = item[0];
-  h = item[1];
-  row0 = item[2];
+  static_assert(sizeof(Work) % sizeof(int) == 0, "Work is a run of ints");
+  const volatile int* src = reinterpret_cast<const volatile int*>(&sm.work[slot]);
+  int* dst = reinterpret_cast<int*>(&w);
+#pragma unroll
+  for (int i = 0; i < static_cast<int>(sizeof(Work) / sizeof(int)); ++i) dst[i] = src[i];
   __syncwarp();
   if ((threadIdx.x & 31) == 0) mbar_arrive(smem_u32(&sm.work_empty[slot]));
-  return b >= 0;
+  return w.b >= 0;
 }
 
 // fp8: TMA brings the raw rows of one K or V tile (box {d, 1, rows}, no swizzle) into the one-deep raw buffer once the
@@ -1703,10 +1706,8 @@ __device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr)
   const int ct = threadIdx.x - 32;  // 0 .. kConverterThreads - 1
   int it = 0;                       // tiles widened so far, over all items: the ring's slot and phase
   for (int j = 0;; ++j) {
-    int b, h, row0;
-    if (!take_item(sm, j, b, h, row0)) break;
     Work w;
-    fill_work<C>(pr, b, h, row0, w);  // true: the producer publishes only items with rows
+    if (!take_item(sm, j, w)) break;
     if (j >= 1) mbar_wait(smem_u32(&sm.empty_q), static_cast<u32>((j - 1) & 1));  // WAR on Q: item j - 1's S retired
     widen_q(sm, pr, w, ct);
     fence_proxy_async();
@@ -1734,7 +1735,7 @@ __device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr)
 template <class C, int kTensor, int kPart>
 __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const AttentionProblem& pr, const void* map_k,
                                              const void* map_v, int rpb, int boxes, int last_box_key,
-                                             const int* table_row, int it0) {
+                                             const int* table_row, int it0, bool also_v = false) {
   const int lane = threadIdx.x & 31;
   for (int t = 0; t < w.n_tiles; ++t) {
     const int it = it0 + t;
@@ -1765,6 +1766,12 @@ __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const A
       load_kv_tile<C, C::kHalves, kPart * kPer, kPer>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]),
                                                       smem_u32(&sm.empty_k[stage]), it, round, w, pr.paged, row,
                                                       boxes, rpb, in_page, page);
+      if (also_v) {  // no V warp (unpaged problems): this warp loads the whole V tile as well
+        static_assert(kLoaderParts == 1, "also_v loads V whole: one loader part per tensor");
+        load_kv_tile<C, C::kHalvesV, 0, C::kHalvesV>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]),
+                                                     smem_u32(&sm.empty_v[stage]), it, round, w, pr.paged, row,
+                                                     boxes, rpb, in_page, page);
+      }
     } else {
       constexpr int kPer = C::kHalvesV / C::kPartsV;
       load_kv_tile<C, C::kHalvesV, kPart * kPer, kPer>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]),
@@ -1775,7 +1782,7 @@ __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const A
 }
 
 template <class C>
-__device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Schedule& sc) {
+__device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Schedule& sc, bool v_warp) {
   const AttentionProblem& pr = args.problem;
   const int lane = threadIdx.x & 31;
   const void* map_q = &args.tensor_maps[0];  // Q [d, hq, total_q], box {64, 1, BM}
@@ -1811,7 +1818,7 @@ __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Sch
     // data, masked to -inf / zero weight) instead of reading block_table past the sequence's row.
     const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
     const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
-    produce_item<C, 0, 0>(sm, w, pr, map_k, map_v, rpb, boxes, last_box_key, table_row, it);
+    produce_item<C, 0, 0>(sm, w, pr, map_k, map_v, rpb, boxes, last_box_key, table_row, it, !v_warp);
     it += w.n_tiles;
   }
 }
@@ -1825,10 +1832,8 @@ __device__ __forceinline__ void load_parts(const Args& args, Smem<C>& sm) {
   const int boxes = C::kBN / rpb;
   int it = 0;
   for (int j = 0;; ++j) {
-    int b, h, row0;
-    if (!take_item(sm, j, b, h, row0)) break;
     Work w;
-    fill_work<C>(pr, b, h, row0, w);  // true: the producer publishes only items with rows
+    if (!take_item(sm, j, w)) break;
     const int last_box_key = w.sk > 0 ? (w.sk - 1) / rpb * rpb : 0;
     const int* table_row = pr.paged ? pr.block_table + static_cast<i64>(w.b) * pr.block_table_batch_stride : nullptr;
     produce_item<C, kTensor, kPart>(sm, w, pr, &args.tensor_maps[1], &args.tensor_maps[2], rpb, boxes, last_box_key,
@@ -1972,6 +1977,23 @@ __device__ __forceinline__ void turn_pass(int wgc) {
   if constexpr (kPingPong) named_bar_arrive(kTurnBarrier + (wgc ^ 1), 2 * kWGThreads);
 }
 
+// A 4 x 4 transpose of 32-bit words inside each quad of lanes (t4 = lane % 4): thread t's a[k] goes to thread k's
+// word t. In the epilogue a[k] is this thread's column pair of 8-column chunk k of a row; afterwards each thread holds
+// one whole chunk (16 bytes), so a quad writes 64 contiguous bytes of the row in one 16-byte store per thread
+// instead of 16 four-byte stores. Two butterfly steps (xor 2, then xor 1), two shuffles each.
+__device__ __forceinline__ uint4 quad_transpose(u32 a0, u32 a1, u32 a2, u32 a3, int t4) {
+  const bool hi = (t4 & 2) != 0, odd = (t4 & 1) != 0;
+  const u32 own0 = hi ? a2 : a0, own1 = hi ? a3 : a1;  // the words of this half's chunks
+  const u32 r0 = __shfl_xor_sync(0xffffffffu, hi ? a0 : a2, 2);  // the partner's words of this half's chunks
+  const u32 r1 = __shfl_xor_sync(0xffffffffu, hi ? a1 : a3, 2);
+  const u32 keep_own = odd ? own1 : own0, keep_par = odd ? r1 : r0;  // chunk t4, from threads t4 and t4 ^ 2
+  const u32 q_own = __shfl_xor_sync(0xffffffffu, odd ? own0 : own1, 1);  // chunk t4, from thread t4 ^ 1
+  const u32 q_par = __shfl_xor_sync(0xffffffffu, odd ? r0 : r1, 1);      // chunk t4, from thread t4 ^ 3
+  // Word s of the chunk came from thread s: x = s ^ t4 picks own (0), t4^1 (1), t4^2 (2) or t4^3 (3).
+  auto pick = [&](int x) { return x == 0 ? keep_own : x == 1 ? q_own : x == 2 ? keep_par : q_par; };
+  return make_uint4(pick(t4), pick(t4 ^ 1), pick(t4 ^ 2), pick(t4 ^ 3));
+}
+
 // Consumer warpgroup wgc (0 or 1), item j: rows row0 + 64 wgc .. + 63 of the item; `it0` counts the K/V tiles of the
 // CTA's earlier items (the ring's slot and phase go on from there).
 template <class C>
@@ -2096,12 +2118,42 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
   const bool pair_ok =
       aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
                  pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
+  // 16-bit O in whole 32-column groups on 16-byte boundaries: quads write 64-byte row pieces (quad_transpose). Not at
+  // dv 256: the d256 kernels ran 17 % slower with it (A/B 2026-12-03, H07/H08), their registers being the tightest.
+  const bool wide_ok = C::kDV <= 128 && pr.dtype_o != attention::kDTypeFP32 && pr.head_dim_v % 32 == 0 &&
+                       aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, 2, 16);
 #pragma unroll
   for (int hf = 0; hf < 2; ++hf) {
     float l = l_run[hf];
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
     const int tok = tok0 + 8 * hf;
+    if (wide_ok) {  // every lane shuffles; rows past the sequence skip only the store
+      const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
+      float o_mult = 1.0f, sum = l;
+      if (pr.has_sinks) {
+        const float sink2 = pr.sinks[w.h] * kLog2e;
+        const float big = fmaxf(m_post, sink2);
+        o_mult = fast_exp2(m_post - big);
+        sum = l * o_mult + fast_exp2(sink2 - big);
+      }
+      const float factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
+      const bool f16 = pr.dtype_o == attention::kDTypeFP16;
+      const i64 qrow = static_cast<i64>(w.q_start) + tok;
+      u16* row = static_cast<u16*>(pr.o) + qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
+#pragma unroll
+      for (int q = 0; q < C::kDV / 32; ++q) {
+        if (32 * q >= pr.head_dim_v) break;  // uniform: padded channel groups (d 96 on the d128 kernel)
+        u32 v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const float a = o[4 * (4 * q + k) + 2 * hf] * factor, b = o[4 * (4 * q + k) + 2 * hf + 1] * factor;
+          v[k] = f16 ? pack_half2<true>(a, b) : pack_half2<false>(a, b);
+        }
+        const uint4 chunk = quad_transpose(v[0], v[1], v[2], v[3], t4);
+        if (tok < w.sq) *reinterpret_cast<uint4*>(row + 8 * (4 * q + t4)) = chunk;
+      }
+    }
     if (tok >= w.sq) continue;  // rows past the sequence (or Q) were computed on other or zero rows: never stored
     const i64 qrow = static_cast<i64>(w.q_start) + tok;
     // m in base-2 logits; a sink (problem.h: one more logit per head, no value row) joins the denominator only.
@@ -2117,6 +2169,7 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
     const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
 #pragma unroll
     for (int i = 0; i < C::kDV / 8; ++i) {
+      if (wide_ok) break;  // stored above
       if (8 * i + 2 * t4 >= pr.head_dim_v) continue;  // padded channels (d 80, 96 on the d128 kernel) are zeros
       store_out_pair(pr.o, base + 8 * i + 2 * t4, o[4 * i + 2 * hf] * factor, o[4 * i + 2 * hf + 1] * factor,
                      pr.dtype_o, pair_ok);
@@ -2134,10 +2187,8 @@ __device__ __forceinline__ void consume(const Args& args, Smem<C>& sm, int wgc) 
   if (wgc == 1) turn_pass(wgc);  // warpgroup 0 issues first
   int it = 0;                    // K/V tiles of the items done so far
   for (int j = 0;; ++j) {
-    int b, h, row0;
-    if (!take_item(sm, j, b, h, row0)) break;
     Work w;
-    fill_work<C>(args.problem, b, h, row0, w);  // true: the producer publishes only items with rows
+    if (!take_item(sm, j, w)) break;
     consume_item<C>(args, sm, w, wgc, j, it);
     it += w.n_tiles;
   }
@@ -2155,6 +2206,9 @@ __device__ __forceinline__ void forward(const Args& args) {
 
   const Schedule sc = schedule_of(args);
 
+  // 16-bit paged problems: the V warp loads V (a page slice per box makes one warp's issue the bound, measured on H03);
+  // unpaged ones issue one box per slab, where a second loader only adds its lag at every item (H11, H24: -2 %).
+  const bool v_warp = !C::kFp8 && pr.paged;
   if (threadIdx.x == 0) {
     // 16-bit: TMA completes the slabs' full barriers (one arrival + tx); fp8: every converter thread arrives.
     const u32 slab_arrivals = C::kFp8 ? kConverterThreads : 1;
@@ -2179,7 +2233,7 @@ __device__ __forceinline__ void forward(const Args& args) {
       mbar_init(smem_u32(&sm.work_full[slot]), 1);
       // Readers of the work ring: the consumer warps, and the converter warps (fp8) or the other loader warps.
       mbar_init(smem_u32(&sm.work_empty[slot]),
-                kConsumerWarps + (C::kFp8 ? kConverterThreads / 32 : extra_loader_warps<C>()));
+                kConsumerWarps + (C::kFp8 ? kConverterThreads / 32 : (v_warp ? extra_loader_warps<C>() : 0)));
     }
     fence_barrier_init();
   }
@@ -2190,14 +2244,14 @@ __device__ __forceinline__ void forward(const Args& args) {
     setmaxnreg_dec<C::kProducerRegs>();
     const int warp = threadIdx.x / 32;
     if (warp == 0) {
-      produce<C>(args, sm, sc);
+      produce<C>(args, sm, sc, v_warp);
     } else if constexpr (C::kFp8) {
       convert<C>(sm, args.problem);
     } else {
       if constexpr (C::kPartsK > 1) {
         if (warp == 1) load_parts<C, 0, 1>(args, sm);
       }
-      if (warp == 2) load_parts<C, 1, 0>(args, sm);
+      if (warp == 2 && v_warp) load_parts<C, 1, 0>(args, sm);
       if constexpr (C::kPartsV > 1) {
         if (warp == 3) load_parts<C, 1, 1>(args, sm);
       }
