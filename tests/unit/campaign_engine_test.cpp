@@ -415,7 +415,13 @@ TEST(CampaignStore, ConfigParserNamesTheKeyThatIsWrong) {
                          {"thresholds", {{"stagnation_evaluations", -1}}, "'thresholds.stagnation_evaluations'"},
                          {"plugin", 7, "'plugin': must be a string"},
                          {"plugin_dirs", {"build/plugins"}, "'plugin_dirs': 'build/plugins' must be an absolute path"},
-                         {"pack_files", {"packs/x.json"}, "'pack_files': 'packs/x.json' must be an absolute path"}}) {
+                         {"pack_files", {"packs/x.json"}, "'pack_files': 'packs/x.json' must be an absolute path"},
+                         {"peer_figures", {{"command", nlohmann::json::array()}}, "'peer_figures.command': must name"},
+                         {"peer_figures",
+                          {{"command", {"python3", "peers.py"}}, {"timeout_seconds", 0}},
+                          "'peer_figures.timeout_seconds': must be a positive number"},
+                         {"peer_figures", {{"command", {"python3"}}, {"shell", true}}, "shell"},
+                         {"peer_figures", {{"command", "python3 peers.py"}}, "peer_figures.command"}}) {
     auto j = nlohmann::json::parse(good);
     j[k.patch_key] = k.value;
     auto parsed = parse_campaign_config(j.dump(), "campaign.json");
@@ -430,6 +436,13 @@ TEST(CampaignStore, ConfigParserNamesTheKeyThatIsWrong) {
   ASSERT_TRUE(round.ok()) << round.error().message;
   EXPECT_EQ(round->plugin_dirs, config.plugin_dirs);
   EXPECT_EQ(round->pack_files, config.pack_files);
+  EXPECT_FALSE(round->peer_figures);
+  config.peer_figures = PeerFiguresCommand{{"python3", "peers.py"}, 300.0};
+  round = parse_campaign_config(to_json(config).dump(), "campaign.json");
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  ASSERT_TRUE(round->peer_figures);
+  EXPECT_EQ(round->peer_figures->command, config.peer_figures->command);
+  EXPECT_EQ(round->peer_figures->timeout_seconds, 300.0);
   auto broken = parse_campaign_config("{\n  \"format\": ", "campaign.json");
   ASSERT_FALSE(broken.ok());
   EXPECT_NE(broken.error().message.find("campaign.json:2:"), std::string::npos) << broken.error().message;

@@ -303,7 +303,7 @@ TEST(GoalParseErrors, PointAtTheColumn) {
       {"ratio(,) > 1", "goal:1:7: expected a scenario id or name in double quotes, got ','"},
       {"speedup(\"H1\") > 1",
        "goal:1:1: unknown function 'speedup' (known: ratio, ratio_low, ratio_high, passed, tflops, gbps, "
-       "peak_flops_percent, peak_bandwidth_percent)"},
+       "peak_flops_percent, peak_bandwidth_percent, peer)"},
       {"geomean(\"H1\") > 1", "goal:1:1: geomean is not a function; it takes no argument"},
       {"ratio > 1", "goal:1:1: ratio needs a scenario: ratio(\"H14\")"},
       {"passed(\"\")", "goal:1:8: empty scenario id or name"},
@@ -556,6 +556,64 @@ TEST(GoalEval, DefaultExpressionIsUnmetNotACrash) {
   EXPECT_FALSE(verdict.holds);
   ASSERT_EQ(verdict.terms.size(), 1u);
   EXPECT_EQ(verdict.terms[0].explanation, "the goal was not parsed");
+}
+
+}  // namespace
+}  // namespace kseek
+
+namespace kseek {
+namespace {
+
+json peer_record() {
+  json record = timed_record();
+  record["peer_figures"] = {
+      {"command", {"python3", "peers.py"}},
+      {"seconds", 58.3},
+      {"about", {{"gpu", "NVIDIA H200"}}},
+      {"scenarios", {{"H01", {{"cudnn_tflops", 611.0}, {"fa2_tflops", 333.9}}}, {"H04", {{"cudnn_tflops", 400.0}}}}}};
+  return record;
+}
+
+TEST(GoalEval, PeerFiguresOfTheSameRunSetTheThreshold) {
+  const json record = peer_record();
+  EXPECT_EQ(single_term("tflops(\"H04\") >= 1.10 * peer(\"H04\", \"cudnn_tflops\")", record),
+            "true|tflops(\"H04\") is 500; peer(\"H04\", \"cudnn_tflops\") is 400; 1.1 * peer(\"H04\", "
+            "\"cudnn_tflops\") is 440");
+  EXPECT_EQ(single_term("tflops(\"H01\") >= peer(\"H01\", \"cudnn_tflops\")", record),
+            "false|tflops(\"H01\") is 252.1; peer(\"H01\", \"cudnn_tflops\") is 611");
+  // A scenario's name finds the peer row the command wrote under its id.
+  EXPECT_TRUE(holds("peer(\"hq=8,d=64\", \"fa2_tflops\") > 300", record));
+}
+
+TEST(GoalEval, AMissingOrFailedPeerFigureIsUnknownAndSaysWhy) {
+  json record = peer_record();
+  EXPECT_EQ(single_term("tflops(\"H01\") >= peer(\"H01\", \"flash3_tflops\")", record),
+            "false|peer(\"H01\", \"flash3_tflops\") is unknown: the peer command gave H01 no figure "
+            "\"flash3_tflops\" (it gave: cudnn_tflops, fa2_tflops)");
+  EXPECT_EQ(single_term("tflops(\"H14\") >= peer(\"H14\", \"cudnn_tflops\")", record),
+            "false|peer(\"H14\", \"cudnn_tflops\") is unknown: the peer command measured no scenario \"H14\"");
+  EXPECT_FALSE(holds("not (tflops(\"H14\") < peer(\"H14\", \"cudnn_tflops\"))", record));
+  record["peer_figures"]["error"] = "the peer command exited with code 1 (its last line: no GPU)";
+  record["peer_figures"]["scenarios"] = json::object();
+  EXPECT_EQ(single_term("tflops(\"H04\") >= peer(\"H04\", \"cudnn_tflops\")", record),
+            "false|peer(\"H04\", \"cudnn_tflops\") is unknown: the peer command failed: the peer command exited with "
+            "code 1 (its last line: no GPU)");
+  EXPECT_EQ(single_term("tflops(\"H04\") >= peer(\"H04\", \"cudnn_tflops\")", timed_record()),
+            "false|peer(\"H04\", \"cudnn_tflops\") is unknown: the record has no peer figures (campaign.json names no "
+            "peer_figures command, or the evaluation did not reach a GPU)");
+}
+
+TEST(GoalParse, PeerTakesAScenarioAndAFigureInQuotes) {
+  EXPECT_EQ(to_string(parse_ok("tflops(\"H01\") >= 1.1 * peer(\"H01\", \"cudnn_tflops\")")),
+            "tflops(\"H01\") >= 1.1 * peer(\"H01\", \"cudnn_tflops\")");
+  EXPECT_EQ(first_line(parse_error("peer(\"H01\") > 1")),
+            "goal:1:1: peer takes 2 arguments, a scenario and a figure in double quotes, as in peer(\"H01\", "
+            "\"cudnn_tflops\"); got 1");
+  EXPECT_EQ(first_line(parse_error("peer(\"H01\", cudnn) > 1")),
+            "goal:1:13: the figure goes in double quotes, as in peer(\"H01\", \"cudnn\")");
+  EXPECT_EQ(first_line(parse_error("peer(\"H01\", \"\") > 1")), "goal:1:13: empty figure name");
+  EXPECT_EQ(first_line(parse_error("tflops(\"H01\", \"x\") > 1")),
+            "goal:1:1: tflops takes 1 argument, a scenario id or name in double quotes; got 2");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/app/peer_figures.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/util/files.hpp"
 
@@ -12,8 +13,8 @@ namespace {
 // Inside a campaign (no --plugin): the selection and constraints come from campaign.json alone, because the record is
 // the gate's evidence: a narrower set, other constraints, one shard or another arch would prove less than the goal
 // says.
-Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options,
-                                    nlohmann::json& constraints_override) {
+Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options, nlohmann::json& constraints_override,
+                                    std::optional<PeerFiguresCommand>& peer_figures) {
   auto campaign = Campaign::open(args.campaign_dir.empty() ? std::filesystem::current_path() : args.campaign_dir);
   if (!campaign) return campaign.error();
   for (const auto& [given, option] : {std::pair{!args.set_name.empty(), "--set"},
@@ -43,6 +44,7 @@ Result<void> take_campaign_settings(EvaluationRequest& args, AppOptions& options
   }
   args.file = campaign->candidate_path();
   if (!c.constraints.is_null()) constraints_override = c.constraints;
+  peer_figures = c.peer_figures;
   if (c.eval) {
     auto& sampling = args.settings.sampling;
     sampling.min_rounds = c.eval->min_rounds.value_or(sampling.min_rounds);
@@ -78,8 +80,9 @@ EvaluationOutcome run_evaluation(const AppOptions& given_options, EvaluationRequ
                                  const ProgressSink& progress) {
   AppOptions options = given_options;
   nlohmann::json constraints_override;
+  std::optional<PeerFiguresCommand> peer_figures;
   if (args.plugin_id.empty()) {
-    if (auto taken = take_campaign_settings(args, options, constraints_override); !taken) {
+    if (auto taken = take_campaign_settings(args, options, constraints_override, peer_figures); !taken) {
       return usage(taken.error().message + " (outside a campaign, give --plugin ID)");
     }
   }
@@ -148,6 +151,11 @@ EvaluationOutcome run_evaluation(const AppOptions& given_options, EvaluationRequ
     return usage(fmt::format("the evaluation could not start: {}", e.what()));
   }
   outcome.notes = service.notes();
+  // Peers are measured after the kernels, on the same machine, and only where the evaluation reached a GPU: a figure
+  // from another run is what this is here to avoid.
+  if (peer_figures && outcome.record.contains("status") && outcome.record["status"] == "COMPLETE") {
+    outcome.record["peer_figures"] = to_json(measure_peer_figures(*peer_figures, args.campaign_dir));
+  }
   if (!args.out_file.empty()) {
     if (auto written = write_file_atomically(args.out_file, outcome.record.dump(2) + "\n"); !written) {
       outcome.write_problem = written.error().message;

@@ -50,6 +50,13 @@ void bind_keys(Io& io, CampaignEvalSettings& v) {
   io.no_other_keys();
 }
 
+template <class Io>
+void bind_keys(Io& io, PeerFiguresCommand& v) {
+  io("command", v.command);
+  io("timeout_seconds", v.timeout_seconds);
+  io.no_other_keys();
+}
+
 namespace {
 
 constexpr const char* kConfigFile = "campaign.json";
@@ -61,9 +68,10 @@ class ConfigReader {
 
   Result<CampaignConfig> read() {
     if (!root_.is_object()) return problem("", "the top level must be a JSON object");
-    static const std::set<std::string> known = {
-        "format", "plugin",    "set",  "scenarios",  "candidate", "arch",       "goal",        "constraints",
-        "packs",  "questions", "peer", "thresholds", "eval",      "created_at", "plugin_dirs", "pack_files"};
+    static const std::set<std::string> known = {"format",     "plugin",      "set",         "scenarios",  "candidate",
+                                                "arch",       "goal",        "constraints", "packs",      "questions",
+                                                "peer",       "thresholds",  "eval",        "created_at", "plugin_dirs",
+                                                "pack_files", "peer_figures"};
     for (const auto& [key, value] : root_.items()) {
       if (!known.contains(key)) return problem(key, "unknown key (known: see docs/campaigns.md)");
     }
@@ -110,6 +118,18 @@ class ConfigReader {
         }
       }
       c.eval = eval;
+    }
+    if (root_.contains("peer_figures")) {
+      PeerFiguresCommand peers;
+      if (auto e = json_binding::Reader::read(root_["peer_figures"], peers, "peer_figures")) return problem_at(*e);
+      if (peers.command.empty() || peers.command.front().empty()) {
+        return problem("peer_figures.command",
+                       "must name a program and its arguments, e.g. [\"python3\", \"peers.py\"]");
+      }
+      if (peers.timeout_seconds && (*peers.timeout_seconds <= 0 || *peers.timeout_seconds > 86400)) {
+        return problem("peer_figures.timeout_seconds", "must be a positive number of seconds (at most 86400)");
+      }
+      c.peer_figures = std::move(peers);
     }
     if (root_.contains("thresholds")) {
       if (auto e = json_binding::Reader::read(root_["thresholds"], c.thresholds, "thresholds")) return problem_at(*e);
@@ -271,6 +291,7 @@ json to_json(const CampaignConfig& c) {
             {"created_at", c.created_at}};
   if (!c.scenarios.empty()) j["scenarios"] = c.scenarios;
   if (c.eval) j["eval"] = json_binding::write_bound(*c.eval);
+  if (c.peer_figures) j["peer_figures"] = json_binding::write_bound(*c.peer_figures);
   if (!c.plugin_dirs.empty()) j["plugin_dirs"] = c.plugin_dirs;
   if (!c.pack_files.empty()) j["pack_files"] = c.pack_files;
   return j;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -28,6 +29,7 @@ constexpr std::string_view kNoEvaluation = "no evaluation of the current candida
 struct NameInfo {
   std::string_view name;
   GoalType type;
+  int arguments = 1;  // functions: how many quoted strings they take
 };
 
 constexpr NameInfo kIdentifiers[] = {
@@ -35,7 +37,8 @@ constexpr NameInfo kIdentifiers[] = {
     {"geomean_high", GoalType::kNumber}, {"min_ratio", GoalType::kNumber}, {"max_ratio", GoalType::kNumber},
     {"passed", GoalType::kNumber},       {"scenarios", GoalType::kNumber}, {"failed", GoalType::kNumber}};
 
-// Each takes exactly one argument: a scenario id or name in double quotes.
+// Each takes a scenario id or name in double quotes; peer also the name of a figure its peer command measured
+// (peer("H01", "cudnn_tflops"): the record's peer_figures, measured in the same run; docs/goals.md).
 constexpr NameInfo kFunctions[] = {{"ratio", GoalType::kNumber},
                                    {"ratio_low", GoalType::kNumber},
                                    {"ratio_high", GoalType::kNumber},
@@ -43,7 +46,8 @@ constexpr NameInfo kFunctions[] = {{"ratio", GoalType::kNumber},
                                    {"tflops", GoalType::kNumber},
                                    {"gbps", GoalType::kNumber},
                                    {"peak_flops_percent", GoalType::kNumber},
-                                   {"peak_bandwidth_percent", GoalType::kNumber}};
+                                   {"peak_bandwidth_percent", GoalType::kNumber},
+                                   {"peer", GoalType::kNumber, 2}};
 
 template <std::size_t N>
 const NameInfo* find_name(const NameInfo (&table)[N], std::string_view name) {
@@ -479,28 +483,40 @@ class Parser {
     }
     if (lexer_.peek().kind != TokenKind::kClose) fail(lexer_.peek().begin, "expected ')' after argument list");
     const std::size_t end = lexer_.take().end;
-    if (arguments.size() != 1) {
-      fail(name.begin, fmt::format("{} takes 1 argument, a scenario id or name in double quotes; got {}", name.text,
-                                   arguments.size()));
+    if (arguments.size() != static_cast<std::size_t>(info->arguments)) {
+      fail(name.begin, info->arguments == 1
+                           ? fmt::format("{} takes 1 argument, a scenario id or name in double quotes; got {}",
+                                         name.text, arguments.size())
+                           : fmt::format("{} takes {} arguments, a scenario and a figure in double quotes, as in "
+                                         "{}(\"H01\", \"cudnn_tflops\"); got {}",
+                                         name.text, info->arguments, name.text, arguments.size()));
     }
-    const Token& argument = arguments.front();
-    if (argument.kind != TokenKind::kString) {
-      fail(argument.begin, fmt::format("the scenario goes in double quotes, as in {}(\"{}\")", name.text,
-                                       text_.substr(argument.begin, argument.end - argument.begin)));
+    std::vector<std::size_t> operands;
+    for (const Token& argument : arguments) {
+      if (argument.kind != TokenKind::kString) {
+        const std::string written(text_.substr(argument.begin, argument.end - argument.begin));
+        const std::string example = info->arguments == 1 ? fmt::format("{}(\"{}\")", name.text, written)
+                                    : operands.empty() ? fmt::format("{}(\"{}\", \"cudnn_tflops\")", name.text, written)
+                                                       : fmt::format("{}(\"H01\", \"{}\")", name.text, written);
+        fail(argument.begin,
+             fmt::format("the {} goes in double quotes, as in {}", operands.empty() ? "scenario" : "figure", example));
+      }
+      if (argument.text.empty()) {
+        fail(argument.begin, operands.empty() ? "empty scenario id or name" : "empty figure name");
+      }
+      GoalNode arg_node;
+      arg_node.kind = GoalNode::Kind::kString;
+      arg_node.type = GoalType::kString;
+      arg_node.name = argument.text;
+      arg_node.begin = argument.begin;
+      arg_node.end = argument.end;
+      operands.push_back(add(std::move(arg_node)));
     }
-    if (argument.text.empty()) fail(argument.begin, "empty scenario id or name");
-
-    GoalNode arg_node;
-    arg_node.kind = GoalNode::Kind::kString;
-    arg_node.type = GoalType::kString;
-    arg_node.name = argument.text;
-    arg_node.begin = argument.begin;
-    arg_node.end = argument.end;
     GoalNode node;
     node.kind = GoalNode::Kind::kCall;
     node.type = info->type;
     node.name = std::move(name.text);
-    node.operands = {add(std::move(arg_node))};
+    node.operands = std::move(operands);
     node.begin = name.begin;
     node.end = end;
     return add(std::move(node));
@@ -583,7 +599,11 @@ std::string node_text(const GoalExpression& goal, std::size_t index) {
     case GoalNode::Kind::kString: return goal_string_literal(node.name);
     case GoalNode::Kind::kBool: return node.boolean ? "true" : "false";
     case GoalNode::Kind::kIdentifier: return node.name;
-    case GoalNode::Kind::kCall: return node.name + "(" + child(node.operands.at(0)) + ")";
+    case GoalNode::Kind::kCall: {
+      std::string out = node.name + "(";
+      for (std::size_t i = 0; i < node.operands.size(); ++i) out += (i ? ", " : "") + child(node.operands[i]);
+      return out + ")";
+    }
     case GoalNode::Kind::kNot: return "not " + child(node.operands.at(0));
     case GoalNode::Kind::kCompare:
       return fmt::format("{} {} {}", child(node.operands.at(0)), compare_text(node.compare),
@@ -633,6 +653,10 @@ struct RecordView {
   std::string scenarios_missing;
   Number geomean, geomean_low, geomean_high;
   std::string bytes_source;  // environment.peaks.bytes_source: what peak_bandwidth_percent is a percentage of
+  // peer_figures: absent (no peer command ran), failed (its error), or scenario -> figure -> value.
+  bool has_peers = false;
+  std::string peers_error;
+  std::map<std::string, std::map<std::string, double>> peers;
 };
 
 const json* find_path(const json& root, std::initializer_list<std::string_view> path) {
@@ -729,6 +753,20 @@ RecordView read_record(const json& record) {
   if (const json* source = find_path(record, {"environment", "peaks", "bytes_source"}); source && source->is_string()) {
     view.bytes_source = source->get<std::string>();
   }
+  if (const auto peers = record.find("peer_figures"); peers != record.end() && peers->is_object()) {
+    view.has_peers = true;
+    if (const auto error = peers->find("error"); error != peers->end() && error->is_string()) {
+      view.peers_error = error->get<std::string>();
+    }
+    if (const auto rows = peers->find("scenarios"); rows != peers->end() && rows->is_object()) {
+      for (const auto& [scenario, figures] : rows->items()) {
+        if (!figures.is_object()) continue;
+        for (const auto& [name, value] : figures.items()) {
+          if (value.is_number() && std::isfinite(value.get<double>())) view.peers[scenario][name] = value.get<double>();
+        }
+      }
+    }
+  }
   return view;
 }
 
@@ -770,7 +808,11 @@ class TermEvaluator {
       case GoalNode::Kind::kBool: return Value{0, node.boolean};
       case GoalNode::Kind::kString: return Value{};
       case GoalNode::Kind::kIdentifier: return identifier(node.name);
-      case GoalNode::Kind::kCall: return call(node.name, goal_.nodes.at(node.operands.at(0)).name);
+      case GoalNode::Kind::kCall:
+        if (node.operands.size() == 2) {
+          return peer(goal_.nodes.at(node.operands[0]).name, goal_.nodes.at(node.operands[1]).name);
+        }
+        return call(node.name, goal_.nodes.at(node.operands.at(0)).name);
       case GoalNode::Kind::kNot: {
         const auto operand = eval(node.operands.at(0));
         if (!operand) return std::nullopt;
@@ -935,6 +977,33 @@ class TermEvaluator {
     if (!found->peak_bandwidth_percent.value) return from_number(what, found->peak_bandwidth_percent);
     return number_fact(what, *found->peak_bandwidth_percent.value,
                        declared ? fmt::format(" (of a {} bandwidth, not a measured copy)", record_.bytes_source) : "");
+  }
+
+  // A peer's figure measured in the same run as this record (its peer_figures), by the scenario id the peer command
+  // wrote; a name of the record's scenario is accepted for it too.
+  std::optional<Value> peer(const std::string& scenario, const std::string& figure) {
+    const std::string what = fmt::format("peer({}, {})", goal_string_literal(scenario), goal_string_literal(figure));
+    if (!record_.has_peers) {
+      return unknown(what,
+                     "the record has no peer figures (campaign.json names no peer_figures command, or the "
+                     "evaluation did not reach a GPU)");
+    }
+    if (!record_.peers_error.empty()) return unknown(what, "the peer command failed: " + record_.peers_error);
+    auto row = record_.peers.find(scenario);
+    if (row == record_.peers.end() && record_.scenarios) {
+      if (const ScenarioView* found = find_scenario(scenario)) row = record_.peers.find(found->id);
+    }
+    if (row == record_.peers.end()) {
+      return unknown(what, fmt::format("the peer command measured no scenario {}", goal_string_literal(scenario)));
+    }
+    const auto value = row->second.find(figure);
+    if (value == row->second.end()) {
+      std::string known;
+      for (const auto& [name, number] : row->second) known += (known.empty() ? "" : ", ") + name;
+      return unknown(what, fmt::format("the peer command gave {} no figure {} (it gave: {})", row->first,
+                                       goal_string_literal(figure), known.empty() ? "none" : known));
+    }
+    return number_fact(what, value->second);
   }
 
   // Ids first: a name that equals another scenario's id must not shadow it.

@@ -139,6 +139,16 @@ int run_eval(const GlobalOptions& options, const EvalArgs& args) {
     }
   } else {
     print_record(*outcome.typed, args, table);
+    if (const auto& peers = outcome.typed->peer_figures) {
+      std::string command;
+      for (const auto& word : peers->command) command += (command.empty() ? "" : " ") + word;
+      if (peers->error) {
+        std::cout << fmt::format("peers: {} gave no figures ({:.1f} s): {}\n", command, peers->seconds, *peers->error);
+      } else {
+        std::cout << fmt::format("peers: {} measured {} scenarios in {:.1f} s (the record's peer_figures)\n", command,
+                                 peers->scenarios.size(), peers->seconds);
+      }
+    }
     if (outcome.follow_up) print_campaign_follow_up(*outcome.follow_up);
   }
   return exit_code_of(outcome);

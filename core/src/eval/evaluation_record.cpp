@@ -277,6 +277,16 @@ void bind_keys(Io& io, MergedShard& v) {
 }
 
 template <class Io>
+void bind_keys(Io& io, PeerFigures& v) {
+  io("command", v.command);
+  io("seconds", v.seconds);
+  io("error", v.error);
+  io("about", v.about);
+  io("scenarios", v.scenarios);
+  io.unmodelled(v.unmodelled);
+}
+
+template <class Io>
 void bind_keys(Io& io, EvaluationRecord& v) {
   io("schema", v.schema);
   io("kseek_version", v.kseek_version);
@@ -298,6 +308,7 @@ void bind_keys(Io& io, EvaluationRecord& v) {
   io("stage_seconds", v.stage_seconds);
   io("shard", v.shard);
   io("merged_from", v.merged_from);
+  io("peer_figures", v.peer_figures);
   io.unmodelled(v.unmodelled);
 }
 
@@ -362,5 +373,7 @@ Result<RecordEnvironment> record_environment_from_json(const json& environment) 
 json to_json(const RecordSummary& summary) { return write_bound(summary); }
 
 json to_json(const RecordStages& stages) { return write_bound(stages); }
+
+json to_json(const PeerFigures& figures) { return write_bound(figures); }
 
 }  // namespace kseek

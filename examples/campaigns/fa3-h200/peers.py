@@ -1,7 +1,8 @@
 # Peers for the campaign's goal: PyTorch SDPA (FlashAttention-2 and cuDNN backends) on the dense equivalent of each
 # case-study prefill row the goal names, and of H14: same batch, heads, lengths, head dim and dtype; no paging, sinks
 # or softcap (SDPA has none of them). Rates use kseek's own FLOP count for the row (`kseek scenarios`), so a peer's
-# TFLOP/s and the candidate's compare directly. Run on the GPU machine in the same call as the kseek evaluation:
+# TFLOP/s and the candidate's compare directly. kseek runs it after each campaign evaluation (campaign.json
+# "peer_figures"), on the same machine, and it writes its document to $KSEEK_PEER_FIGURES; by hand:
 #   OUT=dir python3 peers.py      -> dir/peers.json and one line per row on stdout
 import json, os
 import torch
@@ -55,5 +56,5 @@ for rid, gflop, shapes, hq, hkv, d, dtype, causal in rows:
     print("peer", json.dumps(row), flush=True)
     del tensors
     torch.cuda.empty_cache()
-json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": results},
-          open(os.path.join(os.environ.get("OUT", "."), "peers.json"), "w"), indent=1)
+target = os.environ.get("KSEEK_PEER_FIGURES") or os.path.join(os.environ.get("OUT", "."), "peers.json")
+json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": results}, open(target, "w"), indent=1)

@@ -57,6 +57,16 @@ struct CampaignEvalSettings {
   std::optional<double> scenario_timeout;  // seconds before a scenario's worker is stopped
 };
 
+// The campaign's peer command (campaign.json "peer_figures"): run after each of its evaluations that reached a GPU, in
+// the campaign folder and on the same machine, so a target such as "1.10x cuDNN" is judged against a peer measured in
+// the same run. It writes a JSON document to the file named by $KSEEK_PEER_FIGURES (docs/campaigns.md); what it
+// wrote, or why it failed, goes into the evaluation's record.
+struct PeerFiguresCommand {
+  std::vector<std::string> command;       // argv; argv[0] is looked up on PATH when it has no '/'. No shell.
+  std::optional<double> timeout_seconds;  // default kDefaultPeerTimeoutSeconds
+};
+inline constexpr double kDefaultPeerTimeoutSeconds = 600;
+
 struct CampaignConfig {
   std::string plugin;                  // plugin id
   std::string set;                     // scenario set
@@ -74,6 +84,7 @@ struct CampaignConfig {
   std::string peer;       // another implementation exists (enables that pack); empty: none
   CampaignThresholds thresholds;
   std::optional<CampaignEvalSettings> eval;
+  std::optional<PeerFiguresCommand> peer_figures;
   std::string created_at;
 };
 

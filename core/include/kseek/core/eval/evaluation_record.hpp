@@ -251,6 +251,18 @@ struct MergedShard {
   nlohmann::json unmodelled = nlohmann::json::object();
 };
 
+// Figures of peer implementations (another library's kernel on the same problem) that a campaign's peer command
+// measured on the same machine right after the evaluation (campaign.json "peer_figures"; docs/campaigns.md). They are
+// part of the signed record, so a goal can compare against a peer of the same run (`peer("H01", "cudnn_tflops")`).
+struct PeerFigures {
+  std::vector<std::string> command;          // as campaign.json gave it
+  double seconds = 0;                        // the command's wall time
+  std::optional<std::string> error;          // it failed, timed out or wrote nothing usable: why (scenarios then empty)
+  std::map<std::string, std::string> about;  // the document's top-level strings (e.g. the GPU and library versions)
+  std::map<std::string, std::map<std::string, double>> scenarios;  // scenario id -> figure name -> value
+  nlohmann::json unmodelled = nlohmann::json::object();
+};
+
 struct EvaluationRecord {
   std::string schema = std::string(kEvalRecordSchema);
   std::string kseek_version;
@@ -272,6 +284,7 @@ struct EvaluationRecord {
   std::optional<RecordStages> stage_seconds;
   std::optional<ShardBlock> shard;
   std::optional<std::vector<MergedShard>> merged_from;
+  std::optional<PeerFigures> peer_figures;
   nlohmann::json unmodelled = nlohmann::json::object();
 
   const std::vector<ScenarioOutcome>& scenario_list() const;
@@ -290,6 +303,7 @@ nlohmann::json to_json(const ScenarioOutcome& outcome);
 // from the worker), read once where they enter the record, by the same reader as a whole record.
 Result<RecordedBuild> recorded_build_from_json(const nlohmann::json& build);
 Result<RecordEnvironment> record_environment_from_json(const nlohmann::json& environment);
+nlohmann::json to_json(const PeerFigures& figures);
 
 // The parts the evaluator computes from typed scenarios, written into its JSON record.
 nlohmann::json to_json(const RecordSummary& summary);
