@@ -3,16 +3,13 @@
 // evaluation failure.
 #include "kseek/core/app/peer_figures.hpp"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kseek/core/campaign/run_process.hpp"
 #include "kseek/core/util/files.hpp"
@@ -24,26 +21,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// A private folder for the document and the command's output, removed with what is in it.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "kseek-peers-XXXXXX").string();
-    if (!ec && ::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> environment_with(const std::string& entry) {
   std::vector<std::string> out;
@@ -65,12 +42,6 @@ std::string last_line(const fs::path& output) {
   std::string line(newline == std::string_view::npos ? rest : rest.substr(newline + 1));
   if (line.size() > 300) line = line.substr(0, 300) + "...";
   return line;
-}
-
-std::string command_text(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& word : argv) out += (out.empty() ? "" : " ") + word;
-  return out;
 }
 
 }  // namespace
@@ -112,7 +83,7 @@ PeerFigures measure_peer_figures(const PeerFiguresCommand& peers, const fs::path
     figures.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return figures;
   };
-  ScratchFolder scratch;
+  ScratchFolder scratch("kseek-peers");
   if (scratch.path().empty()) return fail("cannot create a temporary folder for the peer command's document");
   const fs::path document_file = scratch.path() / "peer-figures.json";
   const fs::path output_file = scratch.path() / "output.txt";
@@ -124,8 +95,8 @@ PeerFigures measure_peer_figures(const PeerFiguresCommand& peers, const fs::path
   launch.output_file = output_file;
   auto process = AgentProcess::start(launch);
   if (!process)
-    return fail(
-        fmt::format("the peer command '{}' could not start: {}", command_text(peers.command), process.error().message));
+    return fail(fmt::format("the peer command '{}' could not start: {}", fmt::join(peers.command, " "),
+                            process.error().message));
   const double timeout = peers.timeout_seconds.value_or(kDefaultPeerTimeoutSeconds);
   const auto deadline =
       started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout));

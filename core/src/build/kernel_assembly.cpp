@@ -28,26 +28,6 @@ bool is_executable(const fs::path& path) {
   return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// Removes the folder when the build is done, whatever its outcome.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "kseek-ptxas-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 std::string first_error_line(const std::string& output) {
   std::string fallback;
   std::size_t start = 0;
@@ -127,7 +107,7 @@ std::vector<std::string> ptxas_options(const std::string& arch) { return {"-arch
 
 Result<AssembledKernels> assemble_kernels(const fs::path& ptxas, const std::vector<PtxPiece>& pieces,
                                           const std::string& arch, const AssemblyLimits& limits) {
-  ScratchFolder scratch;
+  ScratchFolder scratch("kseek-ptxas");
   if (scratch.path().empty()) return make_error("cannot create a temporary folder for the ptxas pieces");
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     // A private scratch folder: no other reader, so no atomic rename or fsync is needed.

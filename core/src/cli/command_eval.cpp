@@ -3,6 +3,8 @@
 // GPU it builds and checks, says what needs a GPU, and exits 3.
 #include <memory>
 
+#include <fmt/ranges.h>
+
 #include "campaign_actions.hpp"
 #include "commands.hpp"
 #include "eval_progress.hpp"
@@ -140,8 +142,7 @@ int run_eval(const GlobalOptions& options, const EvalArgs& args) {
   } else {
     print_record(*outcome.typed, args, table);
     if (const auto& peers = outcome.typed->peer_figures) {
-      std::string command;
-      for (const auto& word : peers->command) command += (command.empty() ? "" : " ") + word;
+      const std::string command = fmt::format("{}", fmt::join(peers->command, " "));
       if (peers->error) {
         std::cout << fmt::format("peers: {} gave no figures ({:.1f} s): {}\n", command, peers->seconds, *peers->error);
       } else {

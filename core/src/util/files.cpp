@@ -3,6 +3,7 @@
 #include "kseek/core/util/files.hpp"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -113,6 +114,17 @@ Result<void> write_cache_file_atomically(const std::filesystem::path& path, std:
   auto published = publish(path, pieces, /*exclusive=*/false, /*durable=*/false);
   if (!published) return published.error();
   return Ok{};
+}
+
+ScratchFolder::ScratchFolder(std::string_view prefix) {
+  std::error_code ec;
+  std::string pattern = (std::filesystem::temp_directory_path(ec) / (std::string(prefix) + "-XXXXXX")).string();
+  if (!ec && ::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
+
+ScratchFolder::~ScratchFolder() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace kseek

@@ -1,4 +1,5 @@
-// Whole-file reads and atomic whole-file writes (temporary file, fsync, rename, fsync of the folder).
+// Whole-file reads and atomic whole-file writes (temporary file, fsync, rename, fsync of the folder), and private
+// scratch folders removed with their contents.
 // It must never leave a half-written file under the final name, whatever kills the process.
 #pragma once
 
@@ -25,5 +26,19 @@ Result<bool> write_new_file_atomically(const std::filesystem::path& path, std::s
 // its own digest, which every reader checks, so an entry a crash left torn is a miss. Copying a large payload into
 // one string first, or waiting for the disk, would cost what the cache is there to save.
 Result<void> write_cache_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces);
+
+// A private folder under the temporary directory (mode 0700, named `prefix` plus a unique suffix), removed with
+// everything in it when the object goes. path() is empty when it could not be created: callers say so and stop.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(std::string_view prefix);
+  ~ScratchFolder();
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace kseek
