@@ -244,11 +244,13 @@ TEST(BuildThreads, ExplicitCountWinsThenTheEnvironmentThenTheCores) {
   ::unsetenv("KSEEK_BUILD_THREADS");
 }
 
-TEST(BuildPipelineChoice, PerKernelUnlessAskedOrWhereNvrtcsOwnBackEndIsNeeded) {
+TEST(BuildPipelineChoice, LinkTimeOptimizedUnlessAskedOrWhereNvrtcsOwnBackEndIsNeeded) {
   ASSERT_TRUE(find_ptxas()) << "this test needs the toolkit's ptxas";
   ::unsetenv("KSEEK_BUILD_PIPELINE");
   CompileRequest request;
-  EXPECT_EQ(build_pipeline(request), BuildPipeline::kPerKernel) << "per kernel by default";
+  EXPECT_EQ(build_pipeline(request), BuildPipeline::kLinkTimeOptimized) << "link-time optimised by default";
+  ::setenv("KSEEK_BUILD_PIPELINE", "lto", 1);
+  EXPECT_EQ(build_pipeline(request), BuildPipeline::kLinkTimeOptimized);
   ::setenv("KSEEK_BUILD_PIPELINE", "whole", 1);
   EXPECT_EQ(build_pipeline(request), BuildPipeline::kWholeProgram) << "KSEEK_BUILD_PIPELINE=whole opts out";
   ::setenv("KSEEK_BUILD_PIPELINE", "per-kernel", 1);

@@ -1,12 +1,15 @@
 // The build steps' forked processes: their address-space cap bounds what the work adds, not what the parent had
-// already mapped; their time limit counts CPU seconds, with the wall-clock deadline as a backstop. It must never let a
-// step grow past its cap, nor fail one because its parent maps a lot or because the machine is busy.
+// already mapped; their time limit counts CPU seconds, with the wall-clock deadline as a backstop; work started without
+// waiting ends like a program, and each child's CPU time is accounted. It must never let a step grow past its cap,
+// nor fail one because its parent maps a lot or because the machine is busy.
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <thread>
+#include <time.h>
 
+#include <map>
 #include <memory>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -114,6 +117,61 @@ TEST(CappedProcessTime, AProgramPastItsCpuLimitEndsTimedOut) {
   EXPECT_EQ(index, 0) << "the program ended before the wall deadline";
   EXPECT_EQ(finished.end, CappedRun::End::kTimedOut) << "signal " << finished.exit_code;
   EXPECT_LT(Seconds(BuildClock::now() - started).count(), 30.0);
+}
+
+// CPU time of the calling process, all threads together.
+double process_cpu_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+TEST(CappedWork, StartedWorkRunsBesideAProgramAndItsCpuTimeIsAccounted) {
+  std::vector<kseek::CappedProgram> running;
+  running.push_back(kseek::start_capped_work(
+      [] {
+        // Computes until its own clock says 0.3 CPU-seconds: what the parent reads must be at least that.
+        volatile unsigned long long n = 0;
+        while (process_cpu_seconds() < 0.3) n = n + 1;
+        return std::string("done");
+      },
+      0, /*cpu_seconds=*/30.0));
+  running.push_back(kseek::start_capped({"/bin/sh", "-c", "echo program"}, 0));
+  ASSERT_GT(running[0].pid, 0);
+  ASSERT_GT(running[1].pid, 0);
+  std::map<std::string, CappedRun> ended;
+  while (!running.empty()) {
+    CappedRun finished;
+    const int index = kseek::wait_any_capped(running, BuildClock::now() + std::chrono::seconds(60), finished);
+    ASSERT_GE(index, 0) << "both end long before the deadline";
+    running.erase(running.begin() + index);
+    ended[finished.output] = finished;
+  }
+  ASSERT_EQ(ended.count("done"), 1u) << "the work's return value is its output";
+  ASSERT_EQ(ended.count("program\n"), 1u);
+  EXPECT_EQ(ended["done"].end, CappedRun::End::kFinished);
+  EXPECT_EQ(ended["done"].exit_code, 0);
+  EXPECT_GE(ended["done"].cpu_seconds, 0.3) << "the child's own CPU time, as the kernel accounted it";
+}
+
+TEST(CappedWork, StartedWorkPastItsCpuLimitEndsTimedOut) {
+  std::vector<kseek::CappedProgram> running;
+  running.push_back(kseek::start_capped_work(spin, 0, /*cpu_seconds=*/1.0));
+  ASSERT_GT(running.front().pid, 0);
+  CappedRun finished;
+  EXPECT_EQ(kseek::wait_any_capped(running, BuildClock::now() + std::chrono::seconds(60), finished), 0);
+  EXPECT_EQ(finished.end, CappedRun::End::kTimedOut) << "signal " << finished.exit_code;
+}
+
+TEST(CappedWork, StartedWorkOverTheCapExitsWithStatusThree) {
+  std::vector<kseek::CappedProgram> running;
+  running.push_back(kseek::start_capped_work(allocate(2048 * kMiB), 256 * kMiB));
+  ASSERT_GT(running.front().pid, 0);
+  CappedRun finished;
+  EXPECT_EQ(kseek::wait_any_capped(running, BuildClock::now() + std::chrono::seconds(60), finished), 0);
+  EXPECT_EQ(finished.end, CappedRun::End::kFinished);
+  EXPECT_EQ(finished.exit_code, 3) << "std::bad_alloc under the cap";
+  EXPECT_TRUE(finished.output.empty());
 }
 
 }  // namespace

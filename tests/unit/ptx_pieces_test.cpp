@@ -1,5 +1,6 @@
-// Cutting a PTX module into one piece per kernel: each kernel's text kept verbatim, each variable defined once,
-// the functions and debug strings a kernel needs next to it. Pure text: no compiler runs here.
+// Cutting a PTX module into one piece per kernel, and making pieces of the modules nvJitLink writes kernel by kernel:
+// each kernel's text kept verbatim, each variable defined once, the functions and debug strings a kernel needs next to
+// it. Pure text: no compiler runs here.
 // It must never accept a piece that carries another kernel or a second definition of a variable.
 #include <string>
 
@@ -187,6 +188,125 @@ TEST(PtxPieces, UnreadableModulesAreErrorsThatSayWhy) {
   auto no_kernel = split_ptx_by_kernel(".version 9.0\n.target sm_90a\n.global .u32 x;\n");
   ASSERT_FALSE(no_kernel);
   EXPECT_TRUE(contains(no_kernel.error().message, "no kernel")) << no_kernel.error().message;
+}
+
+TEST(PtxKernels, EachKernelWithTheCodeItReachesInTheModulesOrder) {
+  const std::string module = kModule;
+  auto kernels = ptx_kernels(module);
+  ASSERT_TRUE(kernels) << kernels.error().message;
+  ASSERT_EQ(kernels->size(), 2u);
+  EXPECT_EQ((*kernels)[0].name, "first");
+  EXPECT_EQ((*kernels)[1].name, "second");
+  const auto entry = [&](const std::string& from, const std::string& to) {
+    return module.find(to) - module.find(from);
+  };
+  const std::size_t first_alone = entry(".visible .entry first", ".visible .entry second");
+  EXPECT_GT((*kernels)[0].code_bytes, first_alone) << "first calls _Z6helperi: its text counts too";
+  EXPECT_LT((*kernels)[1].code_bytes, first_alone) << "second calls nothing";
+  EXPECT_FALSE(ptx_kernels(".version 9.0\n.target sm_90a\n.global .u32 x;\n"));
+}
+
+// Two modules in the shape nvJitLink writes for one kernel each (-kernels-used): each defines the variables its kernel
+// uses, a visible one in both, string literals under the names the program gave them.
+constexpr const char* kWriterModule = R"(.version 9.0
+.target sm_90a
+.address_size 64
+
+.visible .global .align 4 .u32 counter;
+.global .align 4 .u32 _ZL4flag;
+.global .align 1 .b8 $str[3] = {104, 105};
+.visible .entry writer(
+	.param .u64 writer_param_0
+)
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<2>;
+	mov.u64 	%rd1, $str;
+	st.global.u32 	[counter], %r1;
+	st.global.u32 	[_ZL4flag], %r1;
+	ret;
+}
+)";
+
+constexpr const char* kReaderModule = R"(.version 9.0
+.target sm_90a
+.address_size 64
+
+.visible .global .align 4 .u32 counter;
+.global .align 4 .u32 _ZL4flag;
+.global .align 1 .b8 $str$1[4] = {121, 111, 117};
+.visible .entry reader(
+	.param .u64 reader_param_0
+)
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<2>;
+	mov.u64 	%rd1, $str$1;
+	ld.global.u32 	%r1, [counter];
+	ld.global.u32 	%r1, [_ZL4flag];
+	ret;
+}
+)";
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+TEST(KernelPiece, TheModulesKernelWithItsVariablesDeclaredExtern) {
+  auto piece = kernel_piece(kWriterModule, "writer");
+  ASSERT_TRUE(piece) << piece.error().message;
+  EXPECT_EQ(piece->kernel, "writer");
+  EXPECT_TRUE(contains(piece->ptx, "st.global.u32 \t[_ZL4flag], %r1;")) << "the kernel's text, unchanged";
+  EXPECT_TRUE(contains(piece->ptx, ".extern .global .align 4 .u32 _ZL4flag;"));
+  EXPECT_TRUE(contains(piece->ptx, ".extern .global .align 1 .b8 $str[3];"));
+  EXPECT_FALSE(contains(piece->ptx, "= {104")) << "no definition in a kernel piece";
+}
+
+TEST(KernelPiece, AModuleWithAnotherKernelOrWithoutThisOneIsAnError) {
+  auto two = kernel_piece(kModule, "first");
+  ASSERT_FALSE(two);
+  EXPECT_TRUE(contains(two.error().message, "holds kernel second too")) << two.error().message;
+  auto other = kernel_piece(kWriterModule, "reader");
+  ASSERT_FALSE(other);
+  EXPECT_TRUE(contains(other.error().message, "for kernel reader holds kernel writer")) << other.error().message;
+  auto none = kernel_piece(".version 9.0\n.target sm_90a\n.global .u32 x;\n", "reader");
+  ASSERT_FALSE(none);
+  EXPECT_TRUE(contains(none.error().message, "kernel reader")) << none.error().message;
+  EXPECT_TRUE(contains(none.error().message, "no kernel")) << none.error().message;
+}
+
+TEST(SharedVariablesPiece, EveryModulesVariablesDefinedOnceAndVisible) {
+  auto piece = shared_variables_piece({{"writer", kWriterModule}, {"reader", kReaderModule}});
+  ASSERT_TRUE(piece) << piece.error().message;
+  ASSERT_TRUE(piece->has_value());
+  const std::string& ptx = (*piece)->ptx;
+  EXPECT_TRUE((*piece)->kernel.empty());
+  EXPECT_EQ(occurrences(ptx, ".version 9.0"), 1u) << "the directives once";
+  EXPECT_EQ(occurrences(ptx, ".visible .global .align 4 .u32 counter;"), 1u) << ptx;
+  EXPECT_EQ(occurrences(ptx, ".visible .global .align 4 .u32 _ZL4flag;"), 1u)
+      << "one object for the writer and the reader of an internal variable";
+  EXPECT_EQ(occurrences(ptx, ".visible .global .align 1 .b8 $str[3] = {104, 105};"), 1u);
+  EXPECT_EQ(occurrences(ptx, ".visible .global .align 1 .b8 $str$1[4] = {121, 111, 117};"), 1u);
+  EXPECT_FALSE(contains(ptx, ".entry"));
+}
+
+TEST(SharedVariablesPiece, OneNameForTwoDifferentObjectsIsAnErrorNamingItAndBothKernels) {
+  std::string other = kReaderModule;
+  other.replace(other.find("$str$1[4] = {121, 111, 117}"), 27, "$str[3] = {110, 111}");
+  auto piece = shared_variables_piece({{"writer", kWriterModule}, {"reader", other}});
+  ASSERT_FALSE(piece);
+  EXPECT_TRUE(contains(piece.error().message, "variable $str")) << piece.error().message;
+  EXPECT_TRUE(contains(piece.error().message, "kernel writer")) << piece.error().message;
+  EXPECT_TRUE(contains(piece.error().message, "kernel reader")) << piece.error().message;
+}
+
+TEST(SharedVariablesPiece, ModulesWithoutVariablesHaveNoSuchPiece) {
+  auto piece = shared_variables_piece(
+      {{"only", ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry only()\n{\n\tret;\n}\n"}});
+  ASSERT_TRUE(piece) << piece.error().message;
+  EXPECT_FALSE(piece->has_value());
 }
 
 }  // namespace

@@ -25,10 +25,11 @@ constexpr std::string_view kPipelineVersion = "kseek-build-pipeline-2";
 std::string build_cache_key(const CompileRequest& request) {
   Sha256 hasher;
   hasher.add_field(kPipelineVersion).add_field(nvrtc_identity()).add_field(request.arch);
-  // The options name the pipeline (whole program, or per kernel with ptxas's options); a per-kernel build's
-  // binary also depends on which ptxas and which nvJitLink made it. Not on how many ran at once: it cannot.
+  // The options name the pipeline (whole program, per kernel with ptxas's options, or link-time-optimised with
+  // nvJitLink's too); a per-kernel or lto build's binary also depends on which ptxas and which nvJitLink made it. Not
+  // on how many ran at once: it cannot.
   for (const auto& option : build_options(request)) hasher.add_field(option);
-  if (build_pipeline(request) == BuildPipeline::kPerKernel) {
+  if (build_pipeline(request) != BuildPipeline::kWholeProgram) {
     if (const auto ptxas = find_ptxas()) hasher.add_field(ptxas_identity(*ptxas));
     hasher.add_field(nvjitlink_identity());
   }

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,8 +74,11 @@ bool read_some(int fd, std::string& into) {
 
 void reap(int pid, CappedRun& run) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  run.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
   if (WIFSIGNALED(status)) {
     run.signaled = true;
     run.exit_code = WTERMSIG(status);
@@ -100,6 +104,23 @@ void write_all(int fd, const std::string& bytes) {
   }
 }
 
+// The body of a forked child that runs in-process work: caps first, then the work, its return value written to `fd`.
+[[noreturn]] void run_work_in_child(int fd, const std::function<std::string()>& work, std::uint64_t memory_cap_bytes,
+                                    double cpu_seconds) {
+  cap_address_space(memory_cap_bytes);
+  cap_cpu_time(cpu_seconds);
+  std::string bytes;
+  try {
+    bytes = work();
+  } catch (const std::bad_alloc&) {
+    _exit(3);
+  } catch (...) {
+    _exit(4);
+  }
+  write_all(fd, bytes);
+  _exit(0);
+}
+
 }  // namespace
 
 CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
@@ -115,18 +136,7 @@ CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_
   }
   if (child == 0) {
     ::close(fds[0]);
-    cap_address_space(memory_cap_bytes);
-    cap_cpu_time(cpu_seconds);
-    std::string bytes;
-    try {
-      bytes = work();
-    } catch (const std::bad_alloc&) {
-      _exit(3);
-    } catch (...) {
-      _exit(4);
-    }
-    write_all(fds[1], bytes);
-    _exit(0);
+    run_work_in_child(fds[1], work, memory_cap_bytes, cpu_seconds);
   }
   ::close(fds[1]);
   bool timed_out = false;
@@ -175,6 +185,27 @@ CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t m
     cap_cpu_time(cpu_seconds);
     ::execv(args[0], args.data());
     _exit(127);
+  }
+  ::close(fds[1]);
+  program.pid = child;
+  program.output_fd = fds[0];
+  return program;
+}
+
+CappedProgram start_capped_work(const std::function<std::string()>& work, std::uint64_t memory_cap_bytes,
+                                double cpu_seconds) {
+  CappedProgram program;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return program;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return program;
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    run_work_in_child(fds[1], work, memory_cap_bytes, cpu_seconds);
   }
   ::close(fds[1]);
   program.pid = child;

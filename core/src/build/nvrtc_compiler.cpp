@@ -1,4 +1,5 @@
-// NVRTC calls (whole program, or the front end alone to PTX), option lists, and a build's pipeline and process count.
+// NVRTC calls (whole program, or the front end alone to PTX or to LTO IR), option lists, and a build's pipeline and
+// process count.
 // It must never leak an nvrtcProgram or let a slow compile run past its deadline.
 #include "kseek/core/build/nvrtc_compiler.hpp"
 
@@ -122,11 +123,15 @@ int build_threads(int requested) {
 BuildPipeline build_pipeline(const CompileRequest& request) {
   BuildPipeline chosen = request.pipeline;
   if (chosen == BuildPipeline::kDefault) {
-    // Per kernel by default since its cubins ran on an H200 (2026-12-02: the attention seed and three candidates, every
-    // scenario PASSED; docs/benchmarks.md, "Build: parallel back end"). KSEEK_BUILD_PIPELINE=whole opts out.
+    // Link-time optimised by default since its cubins ran on an H200 (2026-12-03: the attention seed's A/B against
+    // the per-kernel build 1.0002 over 26 scenarios, all PASSED, and the GPU tests; its cold build 8.6 s against 30.3 s
+    // on 16 cores; docs/benchmarks.md, "Build: the front end on every core"). KSEEK_BUILD_PIPELINE=per-kernel or
+    // =whole opts out.
     const char* env = std::getenv("KSEEK_BUILD_PIPELINE");
-    chosen =
-        env != nullptr && std::string_view(env) == "whole" ? BuildPipeline::kWholeProgram : BuildPipeline::kPerKernel;
+    const std::string_view asked = env != nullptr ? env : "";
+    chosen = asked == "whole"        ? BuildPipeline::kWholeProgram
+             : asked == "per-kernel" ? BuildPipeline::kPerKernel
+                                     : BuildPipeline::kLinkTimeOptimized;
   }
   if (chosen == BuildPipeline::kWholeProgram) return chosen;
   if (request.arch.rfind("sm_", 0) != 0) return BuildPipeline::kWholeProgram;  // ptxas needs a real architecture
@@ -138,7 +143,7 @@ BuildPipeline build_pipeline(const CompileRequest& request) {
     }
     if (!front_end_only) return BuildPipeline::kWholeProgram;
   }
-  return find_ptxas() ? BuildPipeline::kPerKernel : BuildPipeline::kWholeProgram;
+  return find_ptxas() ? chosen : BuildPipeline::kWholeProgram;
 }
 
 std::vector<std::string> nvrtc_options(const CompileRequest& request) {
@@ -166,9 +171,28 @@ std::vector<std::string> front_end_options(const CompileRequest& request) {
   return options;
 }
 
-std::vector<std::string> build_options(const CompileRequest& request) {
-  if (build_pipeline(request) == BuildPipeline::kWholeProgram) return nvrtc_options(request);
+std::vector<std::string> lto_front_end_options(const CompileRequest& request) {
   std::vector<std::string> options = front_end_options(request);
+  // After the fixed options, before the request's own (macros and include folders).
+  options.insert(options.begin() + static_cast<std::ptrdiff_t>(options.size() - request.options.size()), "-dlto");
+  return options;
+}
+
+std::vector<std::string> build_options(const CompileRequest& request) {
+  const BuildPipeline pipeline = build_pipeline(request);
+  if (pipeline == BuildPipeline::kWholeProgram) return nvrtc_options(request);
+  std::vector<std::string> options;
+  if (pipeline == BuildPipeline::kLinkTimeOptimized) {
+    options = lto_front_end_options(request);
+    auto line = [](std::string head, const std::vector<std::string>& words) {
+      for (const auto& word : words) head += " " + word;
+      return head;
+    };
+    options.push_back(line("kernels listed by nvJitLink:", lto_listing_options(request.arch)));
+    options.push_back(line("nvJitLink per kernel:", lto_kernel_options(request.arch, "KERNEL")));
+  } else {
+    options = front_end_options(request);
+  }
   std::string ptxas = "ptxas per kernel:";
   for (const auto& option : ptxas_options(request.arch)) ptxas += " " + option;
   options.push_back(std::move(ptxas));
@@ -178,7 +202,11 @@ std::vector<std::string> build_options(const CompileRequest& request) {
 
 namespace {
 
-CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> options, bool want_cubin) {
+// What an NVRTC call is asked for: the cubin (whole program), PTX (the per-kernel front end) or LTO IR (-dlto).
+enum class Product { kCubin, kPtx, kLtoIr };
+
+CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> options, Product product,
+                        std::string* lto_ir = nullptr) {
   const auto started = Clock::now();
   CompileOutput out;
   out.options = std::move(options);
@@ -229,7 +257,19 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
     if (auto newline = first.find('\n'); newline != std::string::npos) first.resize(newline);
     return finish(Status::kCompileError, fmt::format("NVRTC rejected {}: {}", request.source.name, first));
   }
-  if (!want_cubin) {
+  if (product == Product::kLtoIr) {
+    std::size_t size = 0;
+    if (nvrtcGetLTOIRSize(*program, &size) != NVRTC_SUCCESS || size == 0 || lto_ir == nullptr) {
+      return finish(Status::kCompileError, fmt::format("NVRTC produced no LTO IR for {}", request.source.name));
+    }
+    lto_ir->assign(size, '\0');
+    if (nvrtcGetLTOIR(*program, lto_ir->data()) != NVRTC_SUCCESS) {
+      lto_ir->clear();
+      return finish(Status::kCompileError, fmt::format("NVRTC produced no LTO IR for {}", request.source.name));
+    }
+    return finish(Status::kOk, "");
+  }
+  if (product == Product::kPtx) {
     if (out.ptx.empty())
       return finish(Status::kCompileError, fmt::format("NVRTC produced no PTX for {}", request.source.name));
     return finish(Status::kOk, "");
@@ -252,11 +292,16 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
 }  // namespace
 
 CompileOutput compile_with_nvrtc(const CompileRequest& request) {
-  return run_nvrtc(request, nvrtc_options(request), true);
+  return run_nvrtc(request, nvrtc_options(request), Product::kCubin);
 }
 
 CompileOutput compile_to_ptx(const CompileRequest& request) {
-  return run_nvrtc(request, front_end_options(request), false);
+  return run_nvrtc(request, front_end_options(request), Product::kPtx);
+}
+
+CompileOutput compile_to_lto_ir(const CompileRequest& request, std::string& lto_ir) {
+  lto_ir.clear();
+  return run_nvrtc(request, lto_front_end_options(request), Product::kLtoIr, &lto_ir);
 }
 
 }  // namespace kseek

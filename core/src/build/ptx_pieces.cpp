@@ -1,9 +1,11 @@
-// Cutting NVRTC's PTX into one piece per kernel: a reader of the module's top-level statements (it never looks
-// inside a function body except for the names it calls) and the rules that keep every variable defined once.
+// Cutting NVRTC's PTX into one piece per kernel, and joining the PTX nvJitLink generates kernel by kernel: a reader of
+// a module's top-level statements (it never looks inside a function body except for the names it calls) and the rules
+// that keep every variable defined once.
 #include "kseek/core/build/ptx_pieces.hpp"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -264,46 +266,62 @@ std::string section_for(const std::string& text, const std::set<std::string>& re
   return kept + text.substr(close);
 }
 
-}  // namespace
-
-Result<std::vector<PtxPiece>> split_ptx_by_kernel(std::string_view ptx) {
-  auto statements = read_statements(ptx);
-  if (!statements) return statements.error();
-
-  std::map<std::string, const Statement*> functions;
-  std::map<std::string, std::set<std::string>> callees;  // function -> the functions its text names
-  for (const auto& s : *statements) {
-    if (s.kind == StatementKind::kEntry && s.name.empty()) return make_error("PTX has a kernel without a name");
-    if (s.kind == StatementKind::kFunction) functions[s.name] = &s;
+// Which functions a text reaches through calls (and function addresses): the functions it names, then theirs.
+class CallGraph {
+ public:
+  explicit CallGraph(const std::vector<Statement>& statements) {
+    for (const auto& s : statements) {
+      if (s.kind == StatementKind::kFunction) functions_[s.name] = &s;
+    }
   }
-  auto reached_from = [&](const std::string& text) {
+
+  bool defines(const std::string& name) const { return functions_.count(name) != 0; }
+  const Statement& function(const std::string& name) const { return *functions_.at(name); }
+
+  std::set<std::string> reached_from(const std::string& text) {
     std::set<std::string> reached;
     std::vector<std::string> todo;
     for (const auto& name : identifiers_in(text)) {
-      if (functions.count(name) != 0) todo.push_back(name);
+      if (defines(name)) todo.push_back(name);
     }
     while (!todo.empty()) {
       const std::string name = todo.back();
       todo.pop_back();
       if (!reached.insert(name).second) continue;
-      auto [it, fresh] = callees.try_emplace(name);
+      auto [it, fresh] = callees_.try_emplace(name);
       if (fresh) {
-        for (const auto& callee : identifiers_in(functions.at(name)->text)) {
-          if (callee != name && functions.count(callee) != 0) it->second.insert(callee);
+        for (const auto& callee : identifiers_in(function(name).text)) {
+          if (callee != name && defines(callee)) it->second.insert(callee);
         }
       }
       for (const auto& callee : it->second) todo.push_back(callee);
     }
     return reached;
-  };
+  }
 
-  // A function reached from several pieces is assembled in each; two linked copies of a visible one would
-  // collide, so each copy is weak and the linker keeps one.
-  auto function_text = [](const Statement& s) {
-    std::string text = s.text;
-    if (without_comments(text).rfind(".visible", 0) == 0) text.replace(text.find(".visible"), 8, ".weak");
-    return text;
-  };
+ private:
+  std::map<std::string, const Statement*> functions_;
+  std::map<std::string, std::set<std::string>> callees_;  // function -> the functions its text names
+};
+
+// A function reached from several pieces is assembled in each; two linked copies of a visible one would collide, so
+// each copy is weak and the linker keeps one.
+std::string function_text(const Statement& s) {
+  std::string text = s.text;
+  if (without_comments(text).rfind(".visible", 0) == 0) text.replace(text.find(".visible"), 8, ".weak");
+  return text;
+}
+
+}  // namespace
+
+Result<std::vector<PtxPiece>> split_ptx_by_kernel(std::string_view ptx) {
+  auto statements = read_statements(ptx);
+  if (!statements) return statements.error();
+  for (const auto& s : *statements) {
+    if (s.kind == StatementKind::kEntry && s.name.empty()) return make_error("PTX has a kernel without a name");
+  }
+  CallGraph graph(*statements);
+  auto reached_from = [&](const std::string& text) { return graph.reached_from(text); };
 
   std::vector<PtxPiece> pieces;
   std::string variables_initializers;
@@ -340,7 +358,7 @@ Result<std::vector<PtxPiece>> split_ptx_by_kernel(std::string_view ptx) {
     const auto reached = reached_from(kernel.text);
     std::set<std::string> referenced = identifiers_in(kernel.text);
     for (const auto& name : reached) {
-      for (auto& identifier : identifiers_in(functions.at(name)->text)) referenced.insert(std::move(identifier));
+      for (auto& identifier : identifiers_in(graph.function(name).text)) referenced.insert(std::move(identifier));
     }
     PtxPiece piece;
     piece.kernel = kernel.name;
@@ -376,6 +394,106 @@ Result<std::vector<PtxPiece>> split_ptx_by_kernel(std::string_view ptx) {
   }
   if (pieces.empty() || (has_variables && pieces.size() == 1)) return make_error("PTX defines no kernel");
   return pieces;
+}
+
+Result<std::vector<PtxKernel>> ptx_kernels(std::string_view ptx) {
+  auto statements = read_statements(ptx);
+  if (!statements) return statements.error();
+  CallGraph graph(*statements);
+  std::vector<PtxKernel> kernels;
+  for (const auto& s : *statements) {
+    if (s.kind != StatementKind::kEntry) continue;
+    if (s.name.empty()) return make_error("PTX has a kernel without a name");
+    PtxKernel kernel{s.name, s.text.size()};
+    for (const auto& name : graph.reached_from(s.text)) kernel.code_bytes += graph.function(name).text.size();
+    kernels.push_back(std::move(kernel));
+  }
+  if (kernels.empty()) return make_error("PTX defines no kernel");
+  return kernels;
+}
+
+Result<PtxPiece> kernel_piece(std::string_view module, const std::string& kernel) {
+  auto pieces = split_ptx_by_kernel(module);
+  if (!pieces) return make_error(fmt::format("cannot read the PTX of kernel {}: {}", kernel, pieces.error().message));
+  std::optional<PtxPiece> found;
+  for (auto& piece : *pieces) {
+    if (piece.kernel.empty()) continue;
+    if (piece.kernel != kernel) {
+      return make_error(fmt::format("the PTX generated for kernel {} holds kernel {} too", kernel, piece.kernel));
+    }
+    found = std::move(piece);
+  }
+  if (!found) return make_error(fmt::format("the PTX generated for kernel {} does not define it", kernel));
+  return std::move(*found);
+}
+
+Result<std::optional<PtxPiece>> shared_variables_piece(const std::vector<KernelModule>& modules) {
+  PtxPiece piece;
+  std::map<std::string, std::pair<std::string, std::string>> variables;  // name -> definition, first kernel
+  std::map<std::string, std::pair<std::string, std::string>> functions;  // name -> text, first kernel
+  std::set<std::string> declarations;
+  bool directives_taken = false;
+  auto same_everywhere = [](auto& seen, const std::string& name, const std::string& text, const std::string& kernel,
+                            std::string_view what) -> Result<bool> {
+    auto [it, fresh] = seen.try_emplace(name, text, kernel);
+    if (fresh) return true;
+    if (it->second.first == text) return false;
+    return make_error(fmt::format("{} {} is defined one way in the PTX of kernel {} and another in that of kernel {}",
+                                  what, name, it->second.second, kernel));
+  };
+  for (const auto& module : modules) {
+    auto statements = read_statements(module.ptx);
+    if (!statements) {
+      return make_error(fmt::format("cannot read the PTX of kernel {}: {}", module.kernel, statements.error().message));
+    }
+    CallGraph graph(*statements);
+    std::string initializers;
+    for (const auto& s : *statements) {
+      if (s.kind == StatementKind::kVariable) initializers += s.text;
+    }
+    // Functions a variable's initializer names (tables of function pointers) are defined next to it.
+    const auto reached = graph.reached_from(initializers);
+    std::set<std::string> referenced = identifiers_in(initializers);
+    for (const auto& name : reached) {
+      for (auto& identifier : identifiers_in(graph.function(name).text)) referenced.insert(std::move(identifier));
+    }
+    for (const auto& s : *statements) {
+      switch (s.kind) {
+        case StatementKind::kDirective:
+          if (!directives_taken) piece.ptx += s.text;
+          break;
+        case StatementKind::kDeclaration: {
+          const auto name = declared_name(s);
+          if (!name.empty() && referenced.count(name) == 0) break;
+          if (declarations.insert(name.empty() ? without_comments(s.text) : name).second) piece.ptx += s.text;
+          break;
+        }
+        case StatementKind::kVariable: {
+          const std::string definition = as_shared_definition(s.text);
+          auto fresh = same_everywhere(variables, declared_name(s), definition, module.kernel, "variable");
+          if (!fresh) return fresh.error();
+          if (*fresh) piece.ptx += "\n" + definition;
+          break;
+        }
+        case StatementKind::kFunction: {
+          if (reached.count(s.name) == 0) break;
+          const std::string text = function_text(s);
+          auto fresh = same_everywhere(functions, s.name, text, module.kernel, "function");
+          if (!fresh) return fresh.error();
+          if (*fresh) {
+            piece.ptx += text;
+            piece.code_bytes += s.text.size();
+          }
+          break;
+        }
+        default: break;
+      }
+    }
+    directives_taken = true;
+  }
+  if (variables.empty()) return std::optional<PtxPiece>();
+  piece.ptx += "\n";
+  return std::optional<PtxPiece>(std::move(piece));
 }
 
 }  // namespace kseek

@@ -23,7 +23,8 @@ struct CappedRun {
   End end = End::kDied;  // kTimedOut: the wall deadline passed or the CPU limit was reached (SIGXCPU)
   int exit_code = 0;     // the work's exit status when it finished, else the signal or status that ended it
   bool signaled = false;
-  std::string output;  // what the work returned (in-process work) or printed on stdout and stderr (a program)
+  std::string output;        // what the work returned (in-process work) or printed on stdout and stderr (a program)
+  double cpu_seconds = 0.0;  // user and system CPU time the child used, as the operating system accounted it
 };
 
 // The wall-clock backstop of a step limited to S CPU-seconds: S times this (a step that computes on one core under the
@@ -45,6 +46,11 @@ struct CappedProgram {
 };
 CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes,
                            double cpu_seconds = 0.0);
+
+// Starts `work` in a forked child under the cap, like run_capped, without waiting: its return value is the child's
+// output, read by wait_any_capped beside programs'. Exit status 3: it ran out of memory under the cap.
+CappedProgram start_capped_work(const std::function<std::string()>& work, std::uint64_t memory_cap_bytes,
+                                double cpu_seconds = 0.0);
 
 // Waits until one of `running` ends or the deadline passes; returns its index (its output read to the end and its
 // result in `finished`), or -1 at the deadline, when every child still running has been killed.

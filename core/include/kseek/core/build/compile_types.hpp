@@ -17,7 +17,10 @@ namespace kseek {
 // in its own process, in parallel, and the pieces linked by nvJitLink (the same PTX, the same code per kernel).
 // Whole program: one NVRTC call does everything on one thread (the build before per-kernel assembly, and the
 // fallback when no ptxas is found or an option needs NVRTC's own back end).
-enum class BuildPipeline { kDefault, kPerKernel, kWholeProgram };
+// Link-time optimised (opt-in): NVRTC's front end to LTO IR only (-dlto), then per kernel, in parallel, nvJitLink
+// generates that kernel's PTX from the IR (-kernels-used) and ptxas assembles it; nvJitLink links the pieces. The
+// optimiser and code generation that bound the per-kernel build's front end run kernel by kernel, so on every core.
+enum class BuildPipeline { kDefault, kPerKernel, kWholeProgram, kLinkTimeOptimized };
 
 struct CompileRequest {
   SourceFile source;                 // the candidate; `name` appears in diagnostics
@@ -71,12 +74,23 @@ struct CompileOutput {
   std::string cache_key;
   bool cache_hit = false;
   double seconds = 0;  // wall time of this build (lookup or compile)
-  // Where a per-kernel build's time went (not cached: zero on a cache hit and for whole-program builds).
+  // Where a per-kernel or link-time-optimised build's time went (not cached: zero on a cache hit and for
+  // whole-program builds).
   struct Stages {
-    double front_end_seconds = 0;  // NVRTC to PTX
-    double ptxas_seconds = 0;      // every kernel's ptxas, `processes` at a time
+    double front_end_seconds = 0;  // NVRTC to PTX (lto: to LTO IR, then the kernels listed)
+    double ptxas_seconds = 0;      // every kernel's ptxas (lto: its nvJitLink, then its ptxas), `processes` at a time
     double link_seconds = 0;       // nvJitLink
     int processes = 0;
+    // CPU seconds of each process as the operating system accounted them, for measurements.
+    double front_end_cpu_seconds = 0;  // the NVRTC process
+    double listing_cpu_seconds = 0;    // lto: the process that listed the kernels
+    double link_cpu_seconds = 0;
+    struct Kernel {
+      std::string kernel;                // empty: the piece that defines the module's variables
+      double nvjitlink_cpu_seconds = 0;  // lto: its PTX generated from the LTO IR
+      double ptxas_cpu_seconds = 0;
+    };
+    std::vector<Kernel> kernels;  // in the order of the pieces linked
   } stages;
 };
 

@@ -21,8 +21,8 @@ std::string nvrtc_identity();
 // what it produces, so it is not part of the cache key.
 int build_threads(int requested);
 
-// The pipeline a request is built with: its own choice, else $KSEEK_BUILD_PIPELINE ("whole" or "per-kernel"), else
-// per kernel; whole program when an extra option is not a macro or include option (-D, -U, -I, --include-path=,
+// The pipeline a request is built with: its own choice, else $KSEEK_BUILD_PIPELINE ("whole", "per-kernel" or "lto"),
+// else per kernel; whole program when an extra option is not a macro or include option (-D, -U, -I, --include-path=,
 // their long forms: another may need NVRTC's own back end, e.g. --relocatable-device-code), when the architecture is
 // not a real one (sm_...) or when no ptxas is found.
 BuildPipeline build_pipeline(const CompileRequest& request);
@@ -35,8 +35,13 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request);
 // so that NVRTC stops at PTX, and without the ptxas options, which go to ptxas itself.
 std::vector<std::string> front_end_options(const CompileRequest& request);
 
+// The link-time-optimised pipeline's NVRTC options: the per-kernel front end's, and -dlto (LTO IR instead of PTX;
+// NVRTC says it implies -rdc=true).
+std::vector<std::string> lto_front_end_options(const CompileRequest& request);
+
 // What a build records and its cache key hashes: NVRTC's options, and for the per-kernel pipeline a line for
-// ptxas (its options) and one for nvJitLink.
+// ptxas (its options) and one for nvJitLink; for the link-time-optimised one also a line for the nvJitLink pass that
+// lists the kernels and one for nvJitLink per kernel (KERNEL stands for each kernel's name).
 std::vector<std::string> build_options(const CompileRequest& request);
 
 // Compiles without any cache, in this process, with NVRTC alone (the whole-program pipeline). Never throws; a
@@ -45,5 +50,9 @@ CompileOutput compile_with_nvrtc(const CompileRequest& request);
 
 // NVRTC's front end alone: PTX and the log, no cubin (the first step of the per-kernel pipeline).
 CompileOutput compile_to_ptx(const CompileRequest& request);
+
+// NVRTC's front end to LTO IR (the first step of the link-time-optimised pipeline): the log in the output, the IR in
+// `lto_ir` (empty on a failure); no PTX, no cubin.
+CompileOutput compile_to_lto_ir(const CompileRequest& request, std::string& lto_ir);
 
 }  // namespace kseek
