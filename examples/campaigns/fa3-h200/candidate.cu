@@ -1,10 +1,11 @@
 // Candidate of the fa3-h200 campaign (issue 17), stages (a) to (d): today's seed plus a warp-specialised Hopper main
-// loop (wgmma + TMA + mbarrier ring + setmaxnreg, two consumer warpgroups in ping-pong, persistent CTAs) for prefill. Device
-// code only, NVRTC for sm_90a: it must never include a toolkit header or CUTLASS/CuTe, launch from the device, or
-// touch memory outside the buffers AttentionProblem describes.
+// loop (wgmma + TMA + mbarrier ring + setmaxnreg, two consumer warpgroups in ping-pong, persistent CTAs) for prefill.
+// Device code only, NVRTC for sm_90a: it must never include a toolkit header or CUTLASS/CuTe, launch from the device,
+// or touch memory outside the buffers AttentionProblem describes.
 //
 // STATUS (H200, 2026-12-02): every case-study row it takes PASSED (evaluations 2 and 3 of the campaign, and the
-// drafts' runs in NOTES.md); the d192/dv128 and fp8 kernels are new since evaluation 3. Every scenario the new path declines takes the seed's kernels and plan unchanged.
+// drafts' runs in NOTES.md); the d192/dv128 and fp8 kernels are new since evaluation 3. Every scenario the new path
+// declines takes the seed's kernels and plan unchanged.
 //
 // Case-study scenarios (kseek scenarios --plugin attention.fa3 --set case-study) that take the new path, by
 // ws::make_ws_plan's rules (16-bit; (d, dv) held by a kernel's padded dims with less than 64 columns to spare, d and
@@ -20,8 +21,10 @@
 //                 producer-side warps widen them (and Q, from global memory) exactly to fp16 slabs, and the fp16
 //                 main loop runs with the descales folded in -> kseek_fa3_ws_fp8_d128, kseek_fa3_ws_fp8_d256
 //   H24           fp16 d64 non-causal, non-paged, 64 x 1500                -> kseek_fa3_ws_fp16_d64 (OOB tail)
-// Declined (seed unchanged): H14-H21 and H25 decode/mixed (few rows per sequence), H22
-// (suffix is decode; the prefix call, 256 x 32768, has a grid of 64 CTAs and stays on the seed's split-KV).
+//   H22           cascade: 256 decode rows sharing 32768 keys of pages -> kseek_fa3_cascade_{detect,prefix,suffix}
+//                 + the combine: the shared pages found in block_table at run time, run once for the whole batch
+//                 (see kCascadePrefix); taken when sizes say pages are shared (16-bit d64/d128 decode, no window)
+// Declined (seed unchanged): H14-H21 and H25 decode/mixed (few rows per sequence).
 //
 // Assumptions the GPU runs confirmed (keep them in mind when changing the layouts): the P V wgmma reads V MN-major
 // with LBO = bytes between 64-column slabs; TMA's 128B swizzle on 1024-byte-aligned slabs is wgmma's K-major
@@ -346,6 +349,54 @@ __device__ __forceinline__ float* o_part_ptr(void* ws, int splits, const Attenti
   return reinterpret_cast<float*>(static_cast<u8*>(ws) + kWorkspaceHeaderBytes + lse_part_bytes(splits, pr));
 }
 
+// ---- cascade: a key prefix whose pages every sequence of the batch shares ------------------------------------------
+// Decode batches that share a long prefix (one system prompt, beam or parallel sampling: H22) read the same pages once
+// per sequence on the split-KV decode path: 256 sequences x 32768 shared keys streamed 256 times. The cascade plan
+// finds the shared prefix at run time from block_table (the plan sees sizes only), runs it once for every query row
+// of the batch as one dense prefill (kCascadePrefix: all query rows of a kv head against the prefix pages, no mask,
+// tensor cores on 128-row tiles), runs each sequence's own keys after it on the decode tiling (kCascadeSuffix), and
+// merges both as splits in the combine. Any batch is still exact: with no shared page the prefix is empty (its splits
+// write a -inf LSE, weighed 0) and the suffix covers every key.
+enum KernelMode : int { kPlain = 0, kCascadePrefix = 1, kCascadeSuffix = 2 };
+constexpr int kCascadePagesSlot = 2;     // header int: 0x7fffffff - shared prefix pages (atomicMax; 0 = not run)
+constexpr int kCascadeAlign = 128;       // prefix tokens: whole key tiles of the prefill (64) and decode (64) tilings
+constexpr int kCascadePrefixRows = 128;  // query rows per prefix CTA (the prefill d128 tiling's kBM)
+constexpr int kCascadeMaxSplits = 64;
+
+struct CascadeSplits {
+  int prefix;  // splits of the shared prefix (slots 0 .. prefix - 1 of the partials)
+  int suffix;  // splits of each sequence's own keys (the slots after them)
+};
+
+// Deterministic in the problem's sizes and the GPU: the plan and every cascade kernel compute the same counts.
+__device__ __forceinline__ CascadeSplits cascade_splits(const AttentionProblem& pr) {
+  u32 sms = sm_count();
+  if (sms == 0) sms = 132;
+  const long long slots = 2LL * sms;  // every cascade tiling fits two CTAs per SM at least (d128: ~105 and ~113 KiB)
+  const long long group = pr.num_heads_q / pr.num_heads_kv;
+  const long long rows = static_cast<long long>(pr.total_q) * group;
+  const long long prefix_ctas = pr.num_heads_kv * ((rows + kCascadePrefixRows - 1) / kCascadePrefixRows);
+  long long sp = prefix_ctas > 0 ? 2 * slots / prefix_ctas : 1;  // about two whole waves, the last one full
+  const long long max_tiles = pr.max_seqlen_k / kCascadeAlign;
+  if (sp > max_tiles / 2) sp = max_tiles / 2;  // a split of the longest possible prefix keeps >= 4 key tiles
+  sp = sp < 1 ? 1 : (sp > kCascadeMaxSplits ? kCascadeMaxSplits : sp);
+  const long long decode_blocks = (static_cast<long long>(pr.max_seqlen_q) * group + 15) / 16;
+  const long long suffix_ctas = static_cast<long long>(pr.batch) * pr.num_heads_kv * decode_blocks;
+  long long ss = suffix_ctas >= 2 * slots ? 1 : (3 * slots + suffix_ctas - 1) / suffix_ctas;
+  ss = ss < 1 ? 1 : (ss > kCascadeMaxSplits ? kCascadeMaxSplits : ss);
+  return CascadeSplits{static_cast<int>(sp), static_cast<int>(ss)};
+}
+
+// Keys [0, result) of every sequence are the same pages and visible to every query row of the batch (written by
+// kseek_fa3_cascade_detect, the plan's first launch), rounded down to whole kCascadeAlign tiles.
+__device__ __forceinline__ int cascade_prefix_tokens(const void* ws, const AttentionProblem& pr) {
+  const int enc = static_cast<const volatile int*>(ws)[kCascadePagesSlot];
+  if (enc <= 0) return 0;
+  const long long pages = 0x7fffffffLL - enc;
+  const long long tokens = pages * pr.block_size;
+  return static_cast<int>(tokens / kCascadeAlign * kCascadeAlign);
+}
+
 // =====================================================================================================================
 // Loads
 // =====================================================================================================================
@@ -515,7 +566,7 @@ __device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src
 // The attention kernel: one CTA = one (sequence, kv head, block of kBM packed query rows, key split).
 // Per key tile: S = Q K^T (+ Qv V^T)  ->  mask, softcap  ->  online softmax in base 2  ->  O += P V.
 // =====================================================================================================================
-template <class C>
+template <class C, int kMode = kPlain>
 __device__ __forceinline__ void attention_forward(const Args& args) {
   const AttentionProblem& pr = args.problem;
   SharedStorage<C>& sm = *reinterpret_cast<SharedStorage<C>*>(kseek_fa3_smem);
@@ -528,30 +579,36 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
 
   const int hkv = pr.num_heads_kv;
   const int group = pr.num_heads_q / hkv;
-  const int b = blockIdx.x / hkv, kvh = blockIdx.x - (blockIdx.x / hkv) * hkv;
+  // The cascade prefix: one CTA per (kv head, block of the whole batch's packed query rows, split); its keys are
+  // sequence 0's pages, which every sequence shares up to prefix_tok.
+  constexpr bool kPrefix = kMode == kCascadePrefix;
+  const int b = kPrefix ? 0 : blockIdx.x / hkv;
+  const int kvh = kPrefix ? blockIdx.x : blockIdx.x - (blockIdx.x / hkv) * hkv;
   const int m_block = gridDim.y - 1 - blockIdx.y;  // the heaviest causal row blocks start first
   const int split = blockIdx.z, num_splits = gridDim.z;
+  const int prefix_tok = kMode == kPlain ? 0 : cascade_prefix_tokens(args.workspace, pr);
 
-  if (num_splits > 1 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && tid == 0) {
+  if (kMode == kPlain && num_splits > 1 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && tid == 0) {
     *static_cast<int*>(args.workspace) = num_splits;  // read by the combine kernel, ordered by the stream
   }
   if (b >= pr.batch) return;
 
-  const int q_start = pr.cu_seqlens_q[b];
-  const int sq = pr.cu_seqlens_q[b + 1] - q_start;
+  const int q_start = kPrefix ? 0 : pr.cu_seqlens_q[b];
+  const int sq = kPrefix ? pr.total_q : pr.cu_seqlens_q[b + 1] - q_start;
   const int rows = sq * group;
   const int row0 = m_block * C::kBM;
   if (row0 >= rows) return;  // CTA-uniform: no barrier is skipped by part of the CTA
   // A sequence this launch's row blocks cannot cover belongs to another launch (a mixed batch's prefill chunks run on
   // the persistent kernel); in every other plan the grid covers the longest sequence.
   if (static_cast<i64>(rows) > static_cast<i64>(gridDim.y) * C::kBM) return;
-  const int sk = pr.seqused_k ? pr.seqused_k[b] : pr.cu_seqlens_k[b + 1] - pr.cu_seqlens_k[b];
+  const int sk = kPrefix ? prefix_tok : (pr.seqused_k ? pr.seqused_k[b] : pr.cu_seqlens_k[b + 1] - pr.cu_seqlens_k[b]);
   const int k_start = pr.paged ? 0 : pr.cu_seqlens_k[b];
 
   // ---- visible key range of this row block (edge tiles recompute each row's own range) ---------------------------
-  const int shift = sk - sq;
-  const int wl = pr.window_left;
-  const int wr = pr.causal ? 0 : pr.window_right;
+  // The prefix is visible to every query row (the detector made sure), so its rows have no mask at all.
+  const int shift = kPrefix ? 0 : sk - sq;
+  const int wl = kPrefix ? -1 : pr.window_left;
+  const int wr = kPrefix ? -1 : (pr.causal ? 0 : pr.window_right);
   const int i_first = row0 / group;
   const int i_last = (imin(row0 + C::kBM, rows) - 1) / group;
   // Bidirectional spans (causal only) extend a row's right edge to its span's end; edges stay monotone in the row.
@@ -567,7 +624,9 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       return hi;
     }
   };
-  const int k_begin = visible_lo(i_first, shift, wl);
+  // The suffix starts after the shared prefix, a whole number of key tiles.
+  const int k_begin =
+      kMode == kCascadeSuffix ? imax(visible_lo(i_first, shift, wl), prefix_tok) : visible_lo(i_first, shift, wl);
   const int k_end = row_hi(i_last);
   const int unmasked_from = visible_lo(i_last, shift, wl);  // a tile starting here needs no left-edge mask
   const int unmasked_to = row_hi(i_first);                  // a tile ending here needs no right/sk mask
@@ -577,9 +636,10 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   // many splits and its short ones few, and every CTA carries about the same work (splits past a short sequence's end
   // are empty: they write a -inf LSE, which the combine weighs 0). Under a window every sequence's visible range is
   // divided, as before (the plan does not split for skew there).
-  const int tiles_per_split =
-      wl < 0 ? ((pr.max_seqlen_k + kBN - 1) / kBN + num_splits - 1) / num_splits
-             : (t_end - t_begin + num_splits - 1) / num_splits;
+  const int tiles_per_split = kPrefix ? (t_end - t_begin + num_splits - 1) / num_splits
+                              : wl < 0
+                                  ? ((pr.max_seqlen_k + kBN - 1) / kBN - prefix_tok / kBN + num_splits - 1) / num_splits
+                                  : (t_end - t_begin + num_splits - 1) / num_splits;
   const int my_first = t_begin + split * tiles_per_split;
   const int my_count = imax(0, imin(tiles_per_split, t_end - my_first));
 
@@ -970,8 +1030,16 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
   const bool pair_ok =
       aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
                  pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
-  float* lse_part = num_splits > 1 ? lse_part_ptr(args.workspace) : nullptr;
-  float* o_part = num_splits > 1 ? o_part_ptr(args.workspace, num_splits, pr) : nullptr;
+  // Partials (normalised O and LSE per split, merged by the combine) for a split launch and for both cascade parts.
+  const bool partial = kMode != kPlain || num_splits > 1;
+  int total_splits = num_splits, slot_of_split = split;
+  if constexpr (kMode != kPlain) {
+    const CascadeSplits cs = cascade_splits(pr);
+    total_splits = cs.prefix + cs.suffix;
+    slot_of_split = kMode == kCascadeSuffix ? cs.prefix + split : split;
+  }
+  float* lse_part = partial ? lse_part_ptr(args.workspace) : nullptr;
+  float* o_part = partial ? o_part_ptr(args.workspace, total_splits, pr) : nullptr;
   const int dv = pr.head_dim_v, hq = pr.num_heads_q;
 
 #pragma unroll
@@ -986,7 +1054,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       const float l = l_row[mt][hf];
       const float m_post = (m_run[mt][hf] == neg_inf()) ? neg_inf() : m_run[mt][hf] * exp_mult;
       float factor, lse2;  // output multiplier and log2-sum-exp of the row
-      if (num_splits > 1) {
+      if (partial) {
         factor = l > 0.0f ? v_scale * fast_rcp(l) : 0.0f;
         lse2 = l > 0.0f ? m_post + fast_log2(l) : neg_inf();
       } else {
@@ -1000,8 +1068,8 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
         factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
         lse2 = sum > 0.0f ? big + fast_log2(sum) : neg_inf();
       }
-      if (num_splits > 1) {
-        float* dst = o_part + ((static_cast<i64>(split) * pr.total_q + qrow) * hq + head) * dv;
+      if (partial) {
+        float* dst = o_part + ((static_cast<i64>(slot_of_split) * pr.total_q + qrow) * hq + head) * dv;
 #pragma unroll
         for (int nt = 0; nt < kNTO; ++nt) {
           const int c = warp_ch + nt * 8 + 2 * t4;
@@ -1010,7 +1078,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
                 make_float2(o[mt][nt][2 * hf] * factor, o[mt][nt][2 * hf + 1] * factor);
           }
         }
-        if (wn == 0 && t4 == 0) lse_part[(static_cast<i64>(split) * pr.total_q + qrow) * hq + head] = lse2;
+        if (wn == 0 && t4 == 0) lse_part[(static_cast<i64>(slot_of_split) * pr.total_q + qrow) * hq + head] = lse2;
       } else {
         const i64 base = qrow * pr.o_row_stride + static_cast<i64>(head) * pr.o_head_stride;
 #pragma unroll
@@ -1108,12 +1176,12 @@ constexpr int kBM = kRowsPerWG * kConsumerWGs;             // query rows per CTA
 // producer keeps its schedule state (item, ring position, work bounds) in registers: at 24 it spilled 48 bytes
 // (ptxas, d128), at 40 none, which leaves the consumers 232. The d192 and d256 consumers spill at 232 (52 and more
 // bytes), so their producer stays at 24 and spills instead (local memory, once per item, off the consumers' path).
-constexpr int kProducerRegs = 40;      // the TMA warp's warpgroup (and fp8's converter warps), d <= 128
-constexpr int kConsumerRegs = 232;     // d <= 128
-constexpr int kProducerRegsWide = 24;  // d192, d256
+constexpr int kProducerRegs = 40;       // the TMA warp's warpgroup (and fp8's converter warps), d <= 128
+constexpr int kConsumerRegs = 232;      // d <= 128
+constexpr int kProducerRegsWide = 24;   // d192, d256
 constexpr int kConsumerRegsWide = 240;  // d192, d256
-constexpr int kLaunchRegs = 168;       // per thread at launch: 65536 / 384 rounded down to a multiple of 8
-constexpr int kConverterThreads = 96;  // fp8: warps 1-3 of the producer warpgroup widen the TMA'd bytes into the slabs
+constexpr int kLaunchRegs = 168;        // per thread at launch: 65536 / 384 rounded down to a multiple of 8
+constexpr int kConverterThreads = 96;   // fp8: warps 1-3 of the producer warpgroup widen the TMA'd bytes into the slabs
 constexpr int kConsumerWarps = kConsumerWGs * kWGThreads / 32;  // arrivals that release a ring slot
 constexpr int kSwizzleCols = 64;                                // 16-bit elements in one 128-byte swizzle row
 constexpr int kSwizzleAtomBytes = 1024;                         // 8 rows x 128 B: the 128B-swizzle repeat
@@ -1154,10 +1222,10 @@ struct Config {
   static constexpr bool kCap = kCap_;
   static constexpr bool kFp8 = kFp8_;
   static constexpr bool kWide = kD_ > 128;
-  static constexpr int kProducerRegs =
-      kWide ? ::kseek::plugins::attention_fa3::seed::ws::kProducerRegsWide : ::kseek::plugins::attention_fa3::seed::ws::kProducerRegs;
-  static constexpr int kConsumerRegs =
-      kWide ? ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegsWide : ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegs;
+  static constexpr int kProducerRegs = kWide ? ::kseek::plugins::attention_fa3::seed::ws::kProducerRegsWide
+                                             : ::kseek::plugins::attention_fa3::seed::ws::kProducerRegs;
+  static constexpr int kConsumerRegs = kWide ? ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegsWide
+                                             : ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegs;
   // setmaxnreg.inc draws on the registers the CTA's dec released, not on the SM's free registers: the CTA keeps the
   // 384 x kLaunchRegs it launched with. The first fp8 draft (converters at 32, consumers at 240) asked 1,024 registers
   // more than the dec released, and its consumers waited in inc forever (H200, 2026-12-02: H12 TIMEOUT).
@@ -1173,12 +1241,12 @@ struct Config {
   // Loader warps of K and of V (16-bit kernels; fp8: one warp loads both raw tiles).
   static constexpr int kPartsK = kHalves < kLoaderParts ? kHalves : kLoaderParts;
   static constexpr int kPartsV = kHalvesV < kLoaderParts ? kHalvesV : kLoaderParts;
-  static constexpr int kSRegs = kBN_ / 2;               // f32 S accumulator registers per thread (m64 x kBN)
-  static constexpr int kORegs = kDV_ / 2;               // f32 O accumulator registers per thread (m64 x dv)
-  static constexpr int kPSteps = kBN_ / 16;             // k16 steps of P V (each holds 4 packed registers of P)
-  static constexpr u32 kQBytes = kBM * kD_ * 2;         // one Q tile, every byte counted by complete_tx
-  static constexpr u32 kKBytes = kBN_ * kD_ * 2;        // one K tile
-  static constexpr u32 kVBytes = kBN_ * kDV_ * 2;       // one V tile
+  static constexpr int kSRegs = kBN_ / 2;          // f32 S accumulator registers per thread (m64 x kBN)
+  static constexpr int kORegs = kDV_ / 2;          // f32 O accumulator registers per thread (m64 x dv)
+  static constexpr int kPSteps = kBN_ / 16;        // k16 steps of P V (each holds 4 packed registers of P)
+  static constexpr u32 kQBytes = kBM * kD_ * 2;    // one Q tile, every byte counted by complete_tx
+  static constexpr u32 kKBytes = kBN_ * kD_ * 2;   // one K tile
+  static constexpr u32 kVBytes = kBN_ * kDV_ * 2;  // one V tile
   static_assert(kD_ % kSwizzleCols == 0 && kD_ <= 256, "Q/K in whole 64-column slabs");
   static_assert(kDV_ == 64 || kDV_ == 128 || kDV_ == 256, "wgmma N for P V is dv: the wrappers cover 64, 128, 256");
   static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
@@ -1189,14 +1257,14 @@ struct Config {
 };
 
 struct Work {
-  int b, h, kvh;     // sequence, query head, its kv head (h / group)
-  int q_start, sq;   // first row of the sequence in Q/O, and its query count
-  int sk, k_start;   // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
-  int row0;          // first query row (within the sequence) of this CTA
-  int shift;         // sk - sq: bottom-right causal alignment
-  int wl, wr;        // window edges as problem.h states them (-1: none); wr is 0 under causal
-  int t_first;       // first key tile this CTA visits (window: the tile of the first row's first key)
-  int n_tiles;       // key tiles this CTA visits: t_first .. t_first + n_tiles - 1, processed from the last one down
+  int b, h, kvh;    // sequence, query head, its kv head (h / group)
+  int q_start, sq;  // first row of the sequence in Q/O, and its query count
+  int sk, k_start;  // keys of the sequence; its first row in K/V (packed layout only, 0 when paged)
+  int row0;         // first query row (within the sequence) of this CTA
+  int shift;        // sk - sq: bottom-right causal alignment
+  int wl, wr;       // window edges as problem.h states them (-1: none); wr is 0 under causal
+  int t_first;      // first key tile this CTA visits (window: the tile of the first row's first key)
+  int n_tiles;      // key tiles this CTA visits: t_first .. t_first + n_tiles - 1, processed from the last one down
   // Key tile of visit t (0 = the first visited, the last tile).
   __device__ __forceinline__ int tile_of(int t) const { return t_first + n_tiles - 1 - t; }
 };
@@ -1205,14 +1273,14 @@ struct Work {
 // (16-byte chunk c of row r lands at chunk c ^ (r % 8)), so each slab starts on a 1024-byte swizzle atom.
 template <class C>
 struct alignas(1024) Smem {
-  alignas(1024) u16 q[C::kHalves][kBM][kSwizzleCols];                 // [d/64, BM rows, 64] Q of one head
-  alignas(1024) u16 k[C::kStages][C::kHalves][C::kBN][kSwizzleCols];  // [stages, d/64, BN keys, 64] K ring
+  alignas(1024) u16 q[C::kHalves][kBM][kSwizzleCols];                  // [d/64, BM rows, 64] Q of one head
+  alignas(1024) u16 k[C::kStages][C::kHalves][C::kBN][kSwizzleCols];   // [stages, d/64, BN keys, 64] K ring
   alignas(1024) u16 v[C::kStages][C::kHalvesV][C::kBN][kSwizzleCols];  // [stages, dv/64, BN keys, 64] V ring
-  alignas(8) u64 full_q;                // Q landed (tx-count barrier, one producer arrival)
-  alignas(8) u64 full_k[C::kStages];    // K tile of a slot landed
-  alignas(8) u64 full_v[C::kStages];    // V tile of a slot landed
-  alignas(8) u64 empty_k[C::kStages];   // every consumer warp's S wgmma finished reading a slot's K
-  alignas(8) u64 empty_v[C::kStages];   // every consumer warp's P V wgmma finished reading a slot's V
+  alignas(8) u64 full_q;               // Q landed (tx-count barrier, one producer arrival)
+  alignas(8) u64 full_k[C::kStages];   // K tile of a slot landed
+  alignas(8) u64 full_v[C::kStages];   // V tile of a slot landed
+  alignas(8) u64 empty_k[C::kStages];  // every consumer warp's S wgmma finished reading a slot's K
+  alignas(8) u64 empty_v[C::kStages];  // every consumer warp's P V wgmma finished reading a slot's V
   // fp8 only (one row otherwise): the raw K/V bytes TMA writes, row-major and unswizzled, one tile deep; the converter
   // threads widen them into k / v above (and Q straight from global memory into q: no room for a raw Q at d256).
   alignas(128) u8 k_raw[C::kFp8 ? C::kBN : 1][C::kD];
@@ -1357,36 +1425,53 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
   return d;
 }
 
-// m64n64k16, f32 accumulator: 32 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
-#define KSEEK_WG_D64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
-// m64n128k16, f32 accumulator: 64 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
-#define KSEEK_WG_D128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
-// m64n256k16, f32 accumulator: 128 registers per thread (PTX ISA #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
-#define KSEEK_WG_D256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
-#define KSEEK_WG_F8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-    "+f"(d[i + 6]), "+f"(d[i + 7])
+// m64n64k16, f32 accumulator: 32 registers per thread (PTX ISA
+// #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D64                                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31}"
+// m64n128k16, f32 accumulator: 64 registers per thread (PTX ISA
+// #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D128                                                                                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
+  "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+// m64n256k16, f32 accumulator: 128 registers per thread (PTX ISA
+// #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
+#define KSEEK_WG_D256                                                                                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
+  "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, "  \
+  "%68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, "  \
+  "%90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "  \
+  "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define KSEEK_WG_F8(d, i)                                                                                     \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
+      "+f"(d[i + 7])
 #define KSEEK_WG_F32(d, i) KSEEK_WG_F8(d, i), KSEEK_WG_F8(d, i + 8), KSEEK_WG_F8(d, i + 16), KSEEK_WG_F8(d, i + 24)
 #define KSEEK_WG_OPS64(d) KSEEK_WG_F32(d, 0)
 #define KSEEK_WG_OPS128(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32)
 #define KSEEK_WG_OPS256(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32), KSEEK_WG_F32(d, 64), KSEEK_WG_F32(d, 96)
-#define KSEEK_WG_SS64(TYPES) \
+#define KSEEK_WG_SS64(TYPES)                   \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
-#define KSEEK_WG_RS64(TYPES) \
+#define KSEEK_WG_RS64(TYPES)                   \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-#define KSEEK_WG_SS128(TYPES) \
+#define KSEEK_WG_SS128(TYPES)                  \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-#define KSEEK_WG_RS128(TYPES) \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
-  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-#define KSEEK_WG_SS256(TYPES) \
+#define KSEEK_WG_RS128(TYPES)                                            \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                           \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 \
+  ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_SS256(TYPES)                   \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-#define KSEEK_WG_RS256(TYPES) \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" \
-  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_RS256(TYPES)                                            \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                          \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 \
+  ", {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"
 
 // PTX ISA: wgmma.mma_async (#asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async), both operands from
 // shared-memory descriptors, K-major (imm-trans-a = imm-trans-b = 0): d (+)= A[64 x 16] B[16 x N]. accumulate == 0
@@ -1467,8 +1552,8 @@ __device__ __forceinline__ int row_key_end(int i, const Work& w) { return visibl
 // Numbers come from an atomic counter in the zeroed workspace, so the hardware's dynamic balance is kept: a CTA that
 // finishes early takes the next number.
 //
-// Ragged and mixed batches use a compact numbering instead (kseek_fa3_ws_schedule, the plan's first launch, writes it to
-// the workspace): sequence b owns m_start[b + 1] - m_start[b] row blocks (0 for a sequence the decode kernel takes),
+// Ragged and mixed batches use a compact numbering instead (kseek_fa3_ws_schedule, the plan's first launch, writes it
+// to the workspace): sequence b owns m_start[b + 1] - m_start[b] row blocks (0 for a sequence the decode kernel takes),
 // so no number is drawn for a block past a sequence's end; H21's 250 decodes in a batch with a 2048-row chunk would
 // otherwise cost ~128 draws of the counter each.
 struct Schedule {
@@ -1515,7 +1600,10 @@ __device__ __forceinline__ bool make_work(const AttentionProblem& pr, const Sche
     int lo = 0, hi = pr.batch - 1;
     while (lo < hi) {
       const int mid = (lo + hi + 1) >> 1;
-      if (sc.m_start[mid] * pr.num_heads_q <= idx) lo = mid; else hi = mid - 1;
+      if (sc.m_start[mid] * pr.num_heads_q <= idx)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     const int first = sc.m_start[lo];
     m_blocks = sc.m_start[lo + 1] - first;
@@ -1566,8 +1654,8 @@ __device__ __forceinline__ bool fill_work(const AttentionProblem& pr, int b, int
 // Slabs kFirst .. kFirst + kCount - 1 of one tile (one loader warp's part; its own arrival and bytes on `full`).
 template <class C, int kSlabs, int kFirst, int kCount>
 __device__ __forceinline__ void load_kv_tile(u16 (&dst)[kSlabs][C::kBN][kSwizzleCols], const void* map, u32 full,
-                                             u32 empty, int t, int round, const Work& w, bool paged, int row,
-                                             int boxes, int rpb, int in_page, int page) {
+                                             u32 empty, int t, int round, const Work& w, bool paged, int row, int boxes,
+                                             int rpb, int in_page, int page) {
   static_assert(kFirst + kCount <= kSlabs, "a part within the tile's slabs");
   constexpr u32 kBytes = static_cast<u32>(kCount) * C::kBN * kSwizzleCols * 2;
   const int lane = threadIdx.x & 31;
@@ -1576,7 +1664,7 @@ __device__ __forceinline__ void load_kv_tile(u16 (&dst)[kSlabs][C::kBN][kSwizzle
   if (t >= C::kStages) mbar_wait(empty, static_cast<u32>((round - 1) & 1));
   if (lane == 0) mbar_arrive_expect_tx(full, kBytes);
   __syncwarp();  // the barrier is armed (arrival + expected bytes) before any lane's box can complete on it
-  if (paged) {  // one lane per page slice of the tile
+  if (paged) {   // one lane per page slice of the tile
     if (lane < boxes) {
 #pragma unroll
       for (int hf = kFirst; hf < kFirst + kCount; ++hf) {
@@ -1678,15 +1766,16 @@ __device__ __forceinline__ void widen_q(Smem<C>& sm, const AttentionProblem& pr,
     const int tok = w.row0 + r;
     uint4 bytes = make_uint4(0u, 0u, 0u, 0u);
     if (tok < w.sq) {
-      const u8* src = q + static_cast<i64>(w.q_start + tok) * pr.q_row_stride + static_cast<i64>(w.h) * pr.q_head_stride +
-                      16 * u;
+      const u8* src =
+          q + static_cast<i64>(w.q_start + tok) * pr.q_row_stride + static_cast<i64>(w.h) * pr.q_head_stride + 16 * u;
       if (vec) {
         bytes = *reinterpret_cast<const uint4*>(src);
       } else {
         u32 word[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          word[j] = u32(src[4 * j]) | (u32(src[4 * j + 1]) << 8) | (u32(src[4 * j + 2]) << 16) | (u32(src[4 * j + 3]) << 24);
+          word[j] =
+              u32(src[4 * j]) | (u32(src[4 * j + 1]) << 8) | (u32(src[4 * j + 2]) << 16) | (u32(src[4 * j + 3]) << 24);
         bytes = make_uint4(word[0], word[1], word[2], word[3]);
       }
     }
@@ -1764,19 +1853,19 @@ __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const A
     if constexpr (kTensor == 0) {
       constexpr int kPer = C::kHalves / C::kPartsK;
       load_kv_tile<C, C::kHalves, kPart * kPer, kPer>(sm.k[stage], map_k, smem_u32(&sm.full_k[stage]),
-                                                      smem_u32(&sm.empty_k[stage]), it, round, w, pr.paged, row,
-                                                      boxes, rpb, in_page, page);
+                                                      smem_u32(&sm.empty_k[stage]), it, round, w, pr.paged, row, boxes,
+                                                      rpb, in_page, page);
       if (also_v) {  // no V warp (unpaged problems): this warp loads the whole V tile as well
         static_assert(kLoaderParts == 1, "also_v loads V whole: one loader part per tensor");
         load_kv_tile<C, C::kHalvesV, 0, C::kHalvesV>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]),
-                                                     smem_u32(&sm.empty_v[stage]), it, round, w, pr.paged, row,
-                                                     boxes, rpb, in_page, page);
+                                                     smem_u32(&sm.empty_v[stage]), it, round, w, pr.paged, row, boxes,
+                                                     rpb, in_page, page);
       }
     } else {
       constexpr int kPer = C::kHalvesV / C::kPartsV;
       load_kv_tile<C, C::kHalvesV, kPart * kPer, kPer>(sm.v[stage], map_v, smem_u32(&sm.full_v[stage]),
-                                                       smem_u32(&sm.empty_v[stage]), it, round, w, pr.paged, row,
-                                                       boxes, rpb, in_page, page);
+                                                       smem_u32(&sm.empty_v[stage]), it, round, w, pr.paged, row, boxes,
+                                                       rpb, in_page, page);
     }
   }
 }
@@ -1786,7 +1875,8 @@ __device__ __forceinline__ void produce(const Args& args, Smem<C>& sm, const Sch
   const AttentionProblem& pr = args.problem;
   const int lane = threadIdx.x & 31;
   const void* map_q = &args.tensor_maps[0];  // Q [d, hq, total_q], box {64, 1, BM}
-  const void* map_k = &args.tensor_maps[1];  // K [d, hkv, total_k] box {64, 1, BN}, or [d, hkv, bs, nb] box {64, 1, rpb, 1}
+  const void* map_k =
+      &args.tensor_maps[1];  // K [d, hkv, total_k] box {64, 1, BN}, or [d, hkv, bs, nb] box {64, 1, rpb, 1}
   const void* map_v = &args.tensor_maps[2];  // V, as K
   if (lane == 0) {
     prefetch_tensor_map(map_q);
@@ -1983,10 +2073,10 @@ __device__ __forceinline__ void turn_pass(int wgc) {
 // instead of 16 four-byte stores. Two butterfly steps (xor 2, then xor 1), two shuffles each.
 __device__ __forceinline__ uint4 quad_transpose(u32 a0, u32 a1, u32 a2, u32 a3, int t4) {
   const bool hi = (t4 & 2) != 0, odd = (t4 & 1) != 0;
-  const u32 own0 = hi ? a2 : a0, own1 = hi ? a3 : a1;  // the words of this half's chunks
+  const u32 own0 = hi ? a2 : a0, own1 = hi ? a3 : a1;            // the words of this half's chunks
   const u32 r0 = __shfl_xor_sync(0xffffffffu, hi ? a0 : a2, 2);  // the partner's words of this half's chunks
   const u32 r1 = __shfl_xor_sync(0xffffffffu, hi ? a1 : a3, 2);
-  const u32 keep_own = odd ? own1 : own0, keep_par = odd ? r1 : r0;  // chunk t4, from threads t4 and t4 ^ 2
+  const u32 keep_own = odd ? own1 : own0, keep_par = odd ? r1 : r0;      // chunk t4, from threads t4 and t4 ^ 2
   const u32 q_own = __shfl_xor_sync(0xffffffffu, odd ? own0 : own1, 1);  // chunk t4, from thread t4 ^ 1
   const u32 q_par = __shfl_xor_sync(0xffffffffu, odd ? r0 : r1, 1);      // chunk t4, from thread t4 ^ 3
   // Word s of the chunk came from thread s: x = s ^ t4 picks own (0), t4^1 (1), t4^2 (2) or t4^3 (3).
@@ -2059,10 +2149,10 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
       const int it = it0 + t;
       const int stage = it % C::kStages, prev = (it - 1) % C::kStages;
       const int n = w.tile_of(t);
-      mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((it / C::kStages) & 1));  // RAW on K of tile t
+      mbar_wait(smem_u32(&sm.full_k[stage]), static_cast<u32>((it / C::kStages) & 1));       // RAW on K of tile t
       mbar_wait(smem_u32(&sm.full_v[prev]), static_cast<u32>(((it - 1) / C::kStages) & 1));  // RAW on V of tile t - 1
       turn_wait(wgc);  // both operands have landed: a turn is never held waiting for memory
-      wgmma_fence();  // P packing and the O rescale (plain register writes) are ordered before these wgmmas
+      wgmma_fence();   // P packing and the O rescale (plain register writes) are ordered before these wgmmas
       issue_qk<C>(s, sm, stage, wgc);
       wgmma_commit();
       wgmma_fence();  // ptxas injected this itself (C7519) when only the fence above S was written
@@ -2114,7 +2204,8 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
     }
   }
 
-  // ---- epilogue: O / l in the output dtype, lse = ln(l) + m * scale --------------------------------------------------
+  // ---- epilogue: O / l in the output dtype, lse = ln(l) + m * scale
+  // --------------------------------------------------
   const bool pair_ok =
       aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, pr.dtype_o == attention::kDTypeFP32 ? 4 : 2,
                  pr.dtype_o == attention::kDTypeFP32 ? 8 : 4);
@@ -2169,7 +2260,7 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
     const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
 #pragma unroll
     for (int i = 0; i < C::kDV / 8; ++i) {
-      if (wide_ok) break;  // stored above
+      if (wide_ok) break;                             // stored above
       if (8 * i + 2 * t4 >= pr.head_dim_v) continue;  // padded channels (d 80, 96 on the d128 kernel) are zeros
       store_out_pair(pr.o, base + 8 * i + 2 * t4, o[4 * i + 2 * hf] * factor, o[4 * i + 2 * hf + 1] * factor,
                      pr.dtype_o, pair_ok);
@@ -2327,30 +2418,89 @@ extern "C" __global__ void __launch_bounds__(128)
   ::kseek::plugins::attention_fa3::seed::combine_splits(args);
 }
 
+// The cascade plan's first launch (see kCascadePrefix): one CTA per sequence finds how many leading pages of its
+// block_table row are sequence 0's and visible to all of its query rows; the batch's minimum goes into the header as
+// an atomicMax of its complement (the workspace starts zeroed). CTA 0 also writes the partials' split count.
+extern "C" __global__ void __launch_bounds__(128)
+    kseek_fa3_cascade_detect(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {
+  using namespace ::kseek::plugins::attention_fa3::seed;
+  const ::kseek::attention::AttentionProblem& pr = args.problem;
+  int* header = static_cast<int*>(args.workspace);
+  __shared__ int first_mismatch;
+  const int b = blockIdx.x;
+  if (b == 0 && threadIdx.x == 0) {
+    const CascadeSplits cs = cascade_splits(pr);
+    header[0] = cs.prefix + cs.suffix;  // read by the combine
+  }
+  if (b >= pr.batch) return;
+  const int sq = pr.cu_seqlens_q[b + 1] - pr.cu_seqlens_q[b];
+  const int sk = pr.seqused_k[b];
+  // Bottom-right causal: query row i sees keys up to i + sk - sq, so the first row bounds what all of them see.
+  const int visible = imin(pr.causal ? sk - sq + 1 : sk, sk);
+  const int pages = visible > 0 ? visible / pr.block_size : 0;
+  const int* row = pr.block_table + static_cast<i64>(b) * pr.block_table_batch_stride;
+  const int* first_row = pr.block_table;
+  if (threadIdx.x == 0) first_mismatch = pages;
+  __syncthreads();
+  // Each thread stops at its first mismatch: the smallest over the threads is the row's first.
+  for (int p = threadIdx.x; p < pages; p += blockDim.x) {
+    if (row[p] != first_row[p]) {
+      atomicMin(&first_mismatch, p);
+      break;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(header + kCascadePagesSlot, 0x7fffffff - first_mismatch);
+}
+
+// The cascade's two parts for 16-bit d64 and d128: the prefix on the prefill tiling (128 query rows, 64 keys per
+// tile), each sequence's own keys on the decode one (64 keys per tile); kCascadeAlign is a whole tile of both.
+#define KSEEK_FA3_CASCADE_KERNELS(X) \
+  X(bf16, kElemBF16, 64, 64)         \
+  X(fp16, kElemFP16, 64, 64)         \
+  X(bf16, kElemBF16, 128, 32)        \
+  X(fp16, kElemFP16, 128, 32)
+#define KSEEK_FA3_CASCADE_PREFIX_CFG(ELEM, D, BNC) KSEEK_FA3_SEED_CFG(D, D, 1, 2, 64, BNC, 2, ELEM)
+#define KSEEK_FA3_CASCADE_SUFFIX_CFG(ELEM, D) KSEEK_FA3_SEED_CFG(D, D, 4, 1, 64, 64, 3, ELEM)
+#define KSEEK_FA3_CASCADE_DEFINE_KERNELS(ename, ELEM, D, BNC)                                                        \
+  extern "C" __global__ void __launch_bounds__(128) kseek_fa3_cascade_prefix_##ename##_d##D(                         \
+      const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {                      \
+    ::kseek::plugins::attention_fa3::seed::attention_forward<KSEEK_FA3_CASCADE_PREFIX_CFG(ELEM, D, BNC),             \
+                                                             ::kseek::plugins::attention_fa3::seed::kCascadePrefix>( \
+        args);                                                                                                       \
+  }                                                                                                                  \
+  extern "C" __global__ void __launch_bounds__(128) kseek_fa3_cascade_suffix_##ename##_d##D(                         \
+      const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) {                      \
+    ::kseek::plugins::attention_fa3::seed::attention_forward<KSEEK_FA3_CASCADE_SUFFIX_CFG(ELEM, D),                  \
+                                                             ::kseek::plugins::attention_fa3::seed::kCascadeSuffix>( \
+        args);                                                                                                       \
+  }
+KSEEK_FA3_CASCADE_KERNELS(KSEEK_FA3_CASCADE_DEFINE_KERNELS)
+
 // =====================================================================================================================
 // Hopper kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0), softcap (1).
 // d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
 // 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
 // =====================================================================================================================
-#define KSEEK_FA3_WS_KERNELS(X)                    \
-  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0)             \
-  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0)             \
-  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0)          \
-  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0)          \
-  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1)           \
-  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0)    \
-  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0)    \
-  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0)           \
-  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0)           \
+#define KSEEK_FA3_WS_KERNELS(X)                 \
+  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0)          \
+  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0)          \
+  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0)       \
+  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0)       \
+  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1)        \
+  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0) \
+  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0) \
+  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0)        \
+  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0)        \
   X(fp8_d256, 256, 256, 64, 2, 1, 1, 1)
 
 #define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8) \
   ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0>
 
-#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8)                                          \
-  extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)            \
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8)                                              \
+  extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)               \
       kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
-    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>(args);      \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>(args);        \
   }
 
 KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
@@ -2456,8 +2606,8 @@ __device__ __forceinline__ void set_launch(PlannedLaunch& l, const char* name, u
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Stage (a) plan: the warp-specialised kernels take dense 16-bit prefill with no window, softcap, sinks, q_v or spans,
-// d == dv in {64, 128} (and 256 with KSEEK_FA3_WS_WITH_D256), TMA-legal strides and (paged) page sizes that tile a key tile or are tiled by it. Anything
-// else returns false and the seed's plan runs unchanged.
+// d == dv in {64, 128} (and 256 with KSEEK_FA3_WS_WITH_D256), TMA-legal strides and (paged) page sizes that tile a key
+// tile or are tiled by it. Anything else returns false and the seed's plan runs unchanged.
 // ---------------------------------------------------------------------------------------------------------------------
 namespace ws {
 
@@ -2475,14 +2625,14 @@ struct WsChoice {
 __device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, WsChoice& out) {
   // d or dv below 64 would ask for a box wider than the tensor.
   if (d < 64 || dv < 64 || d % 8 != 0 || dv % 8 != 0) return false;
-#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8)                                     \
-  if (d <= D && D < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) &&                    \
-      (fp8 || f16 == ((F16) != 0)) && (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) { \
-    out.name = "kseek_fa3_ws_" #ename;                                                              \
-    out.bn = BN;                                                                                    \
-    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>)) + 1024u; \
-    out.fp8 = (FP8) != 0;                                                                           \
-    return true;                                                                                    \
+#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8)                                                  \
+  if (d <= D && D < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) && (fp8 || f16 == ((F16) != 0)) && \
+      (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) {                                              \
+    out.name = "kseek_fa3_ws_" #ename;                                                                           \
+    out.bn = BN;                                                                                                 \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>)) + 1024u;      \
+    out.fp8 = (FP8) != 0;                                                                                        \
+    return true;                                                                                                 \
   }
   KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_MATCH)
 #undef KSEEK_FA3_WS_MATCH
@@ -2493,8 +2643,8 @@ __device__ __forceinline__ bool strides_16B(i64 a, i64 b, i64 c, int per16) {
   return a % per16 == 0 && b % per16 == 0 && c % per16 == 0;
 }
 
-__device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor, unsigned rank, unsigned b0, unsigned b1,
-                                            unsigned b2, unsigned b3, unsigned l2, unsigned swizzle) {
+__device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor, unsigned rank, unsigned b0,
+                                            unsigned b1, unsigned b2, unsigned b3, unsigned l2, unsigned swizzle) {
   m.tensor = tensor;
   m.box_rank = rank;
   m.box[0] = b0;
@@ -2539,7 +2689,7 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   if (pr.paged) {
     const int bs = pr.block_size;
     if (bs <= 0 || bs % 8 != 0 || pr.max_blocks_per_seq <= 0 || pr.num_blocks <= 0) return false;
-    if (bs < wc.bn && wc.bn % bs != 0) return false;  // pages tile a key tile ...
+    if (bs < wc.bn && wc.bn % bs != 0) return false;   // pages tile a key tile ...
     if (bs >= wc.bn && bs % wc.bn != 0) return false;  // ... or a key tile tiles a page
     rpb = bs < wc.bn ? bs : wc.bn;
     if (wc.bn / rpb > 32) return false;  // one producer lane per box
@@ -2558,8 +2708,7 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   // kseek_fa3_ws_schedule runs first and writes the numbering after the counter.
   const long long items = m_blocks * hq * pr.batch;
   const unsigned ctas = static_cast<unsigned>(items < static_cast<long long>(sms) ? items : sms);
-  const bool compact =
-      mixed || static_cast<i64>(pr.max_seqlen_q) * pr.batch * 8 > static_cast<i64>(pr.total_q) * 9;
+  const bool compact = mixed || static_cast<i64>(pr.max_seqlen_q) * pr.batch * 8 > static_cast<i64>(pr.total_q) * 9;
   int l = 0;
   if (compact) {
     set_launch(plan->launches[l], "kseek_fa3_ws_schedule", 1u, 1u, 1u, 0u);
@@ -2589,6 +2738,63 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
 }
 
 }  // namespace ws
+
+// The cascade plan (see kCascadePrefix) for a 16-bit d64 or d128 decode batch whose sizes say its pages are shared:
+// detect, prefix, suffix, combine. False leaves the plan to the split-KV decode path.
+__device__ __forceinline__ bool cascade_plan(const AttentionProblem& pr, int elem, int dp, int dvp, long long max_rows,
+                                             LaunchPlan* plan) {
+  if (!pr.paged || pr.batch < 8 || dp != dvp || (elem != kElemBF16 && elem != kElemFP16)) return false;
+  if (pr.has_q_v || pr.window_left >= 0 || (!pr.causal && pr.window_right >= 0) || pr.num_splits == 1) return false;
+  if constexpr (kseek::attention::kProblemsHaveSpans) {
+    if (pr.num_spans != 0) return false;
+  }
+  if (max_rows > kMaxRowsForDecode || pr.total_q <= 0) return false;
+  // Sizes alone say when pages must be shared: the cache holds under a twelfth of the keys the batch could read at most
+  // (a ragged batch without sharing, H16's, holds about a fifth).
+  if (pr.max_seqlen_k < 4096 ||
+      static_cast<long long>(pr.total_k) * 12 > static_cast<long long>(pr.batch) * pr.max_seqlen_k)
+    return false;
+  const CascadeSplits cs = cascade_splits(pr);
+  const int total = cs.prefix + cs.suffix;
+  if (pr.num_splits > 1 && total > pr.num_splits) return false;
+  const long long group = pr.num_heads_q / pr.num_heads_kv;
+  const long long prefix_blocks =
+      (static_cast<long long>(pr.total_q) * group + kCascadePrefixRows - 1) / kCascadePrefixRows;
+  const long long suffix_blocks = (max_rows + 15) / 16;
+  if (prefix_blocks > 65535 || static_cast<long long>(pr.batch) * pr.num_heads_kv > 0x7fffffffLL) return false;
+  const char* prefix_name = nullptr;
+  const char* suffix_name = nullptr;
+  unsigned prefix_smem = 0, suffix_smem = 0;
+#define KSEEK_FA3_CASCADE_MATCH(ename, ELEM, D, BNC)                                                             \
+  if (elem == ELEM && dp == D) {                                                                                 \
+    prefix_name = "kseek_fa3_cascade_prefix_" #ename "_d" #D;                                                    \
+    suffix_name = "kseek_fa3_cascade_suffix_" #ename "_d" #D;                                                    \
+    prefix_smem = static_cast<unsigned>(sizeof(SharedStorage<KSEEK_FA3_CASCADE_PREFIX_CFG(ELEM, D, BNC)>));      \
+    suffix_smem = static_cast<unsigned>(sizeof(SharedStorage<KSEEK_FA3_CASCADE_SUFFIX_CFG(ELEM, D)>));           \
+    static_assert(KSEEK_FA3_CASCADE_PREFIX_CFG(ELEM, D, BNC)::kBM == kCascadePrefixRows, "prefix rows per CTA"); \
+    static_assert(kCascadeAlign % KSEEK_FA3_CASCADE_PREFIX_CFG(ELEM, D, BNC)::kBN == 0 &&                        \
+                      kCascadeAlign % KSEEK_FA3_CASCADE_SUFFIX_CFG(ELEM, D)::kBN == 0,                           \
+                  "the prefix is whole key tiles of both parts");                                                \
+  }
+  KSEEK_FA3_CASCADE_KERNELS(KSEEK_FA3_CASCADE_MATCH)
+#undef KSEEK_FA3_CASCADE_MATCH
+  if (prefix_name == nullptr) return false;
+  set_launch(plan->launches[0], "kseek_fa3_cascade_detect", static_cast<unsigned>(pr.batch), 1u, 1u, 0u);
+  set_launch(plan->launches[1], prefix_name, static_cast<unsigned>(pr.num_heads_kv),
+             static_cast<unsigned>(prefix_blocks), static_cast<unsigned>(cs.prefix), prefix_smem);
+  set_launch(plan->launches[2], suffix_name, static_cast<unsigned>(static_cast<long long>(pr.batch) * pr.num_heads_kv),
+             static_cast<unsigned>(suffix_blocks), static_cast<unsigned>(cs.suffix), suffix_smem);
+  const u64 tq = static_cast<u64>(pr.total_q);
+  const u64 pairs = tq * static_cast<u64>(pr.num_heads_q);
+  const u64 combine_ctas = (pairs + kWarps - 1) / kWarps;
+  set_launch(plan->launches[3], "kseek_fa3_seed_combine", static_cast<unsigned>(combine_ctas > 0 ? combine_ctas : 1),
+             1u, 1u, 0u);
+  plan->num_launches = 4;
+  const u64 lse_bytes = (static_cast<u64>(total) * pairs * 4u + 255u) / 256u * 256u;
+  plan->workspace_bytes =
+      kWorkspaceHeaderBytes + lse_bytes + static_cast<u64>(total) * pairs * static_cast<u64>(pr.head_dim_v) * 4u;
+  return true;
+}
 
 // Fills `plan`; an unsupported problem gets num_launches == 0.
 __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
@@ -2637,6 +2843,7 @@ __device__ void make_plan(const AttentionProblem& pr, LaunchPlan* plan) {
     plan->num_launches = l + 1;
     return;
   }
+  if (cascade_plan(pr, elem, dp, dvp, max_rows, plan)) return;
   const bool decode = dvp == 512 || max_rows <= kMaxRowsForDecode;
   KernelChoice kc{};
   if (!choose_kernel(decode, elem, dp, dvp, kc)) return;
