@@ -28,6 +28,7 @@
 #include "kseek/core/check/binary_names.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
+#include "support/multi_kernel_build.hpp"
 #include "support/run_command.hpp"
 
 namespace kseek {
@@ -71,20 +72,7 @@ template __global__ void templated<3>(int*);
 )";
 
 CompileRequest plain_request(std::string source, BuildPipeline pipeline) {
-  CompileRequest request;
-  request.source = {"multi.cu", std::move(source)};
-  request.headers = sdk_device_headers();
-  request.arch = "sm_90a";
-  request.timeout_seconds = 120;
-  request.pipeline = pipeline;
-  request.compile_threads = kProcesses;
-  return request;
-}
-
-std::map<std::string, KernelResources> by_name(const std::vector<KernelResources>& kernels) {
-  std::map<std::string, KernelResources> out;
-  for (const auto& k : kernels) out[k.kernel] = k;
-  return out;
+  return test::multi_kernel_request(std::move(source), pipeline, kProcesses);
 }
 
 std::multiset<std::string> cubin_symbols(const std::string& cubin) {
@@ -103,8 +91,8 @@ std::multiset<std::string> cubin_symbols(const std::string& cubin) {
 void expect_every_kernel(const CompileOutput& per_kernel, const CompileOutput& lto, const std::string& what) {
   ASSERT_EQ(per_kernel.status, Status::kOk) << what << ": " << per_kernel.error;
   ASSERT_EQ(lto.status, Status::kOk) << what << ": " << lto.error;
-  const auto expected = by_name(per_kernel.kernels);
-  const auto got = by_name(lto.kernels);
+  const auto expected = test::resources_by_kernel(per_kernel.kernels);
+  const auto got = test::resources_by_kernel(lto.kernels);
   ASSERT_FALSE(expected.empty()) << what;
   const auto symbols = cubin_symbols(lto.cubin);
   int identical = 0;

@@ -20,6 +20,7 @@
 #include "kseek/core/check/binary_names.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
+#include "support/multi_kernel_build.hpp"
 
 namespace kseek {
 namespace {
@@ -55,27 +56,14 @@ extern "C" __global__ void __launch_bounds__(256) named(const char** where) {
 )";
 
 CompileRequest plain_request(std::string source, BuildPipeline pipeline) {
-  CompileRequest request;
-  request.source = {"multi.cu", std::move(source)};
-  request.headers = sdk_device_headers();
-  request.arch = "sm_90a";
-  request.timeout_seconds = 120;
-  request.pipeline = pipeline;
-  request.compile_threads = kProcesses;
-  return request;
-}
-
-std::map<std::string, KernelResources> by_name(const std::vector<KernelResources>& kernels) {
-  std::map<std::string, KernelResources> out;
-  for (const auto& k : kernels) out[k.kernel] = k;
-  return out;
+  return test::multi_kernel_request(std::move(source), pipeline, kProcesses);
 }
 
 void expect_same_kernels(const CompileOutput& whole, const CompileOutput& per_kernel, const std::string& what) {
   ASSERT_EQ(whole.status, Status::kOk) << what << ": " << whole.error;
   ASSERT_EQ(per_kernel.status, Status::kOk) << what << ": " << per_kernel.error;
-  const auto expected = by_name(whole.kernels);
-  const auto got = by_name(per_kernel.kernels);
+  const auto expected = test::resources_by_kernel(whole.kernels);
+  const auto got = test::resources_by_kernel(per_kernel.kernels);
   ASSERT_EQ(got.size(), expected.size()) << what;
   for (const auto& [name, k] : got) {
     auto it = expected.find(name);

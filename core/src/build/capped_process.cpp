@@ -126,33 +126,23 @@ void write_all(int fd, const std::string& bytes) {
 CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
                      std::uint64_t memory_cap_bytes, double cpu_seconds) {
   CappedRun run;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return run;
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return run;
-  }
-  if (child == 0) {
-    ::close(fds[0]);
-    run_work_in_child(fds[1], work, memory_cap_bytes, cpu_seconds);
-  }
-  ::close(fds[1]);
+  const CappedProgram child = start_capped_work(work, memory_cap_bytes, cpu_seconds);
+  if (child.pid < 0) return run;
+  // Unlike wait_any_capped, a run that reaches its deadline keeps what the child wrote and its CPU time.
   bool timed_out = false;
   for (;;) {
     if (BuildClock::now() >= deadline) {
       timed_out = true;
       break;
     }
-    pollfd pfd{fds[0], POLLIN, 0};
+    pollfd pfd{child.output_fd, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, milliseconds_left(deadline));
     if (ready <= 0) continue;
-    if (!read_some(fds[0], run.output)) break;
+    if (!read_some(child.output_fd, run.output)) break;
   }
-  ::close(fds[0]);
-  if (timed_out) ::kill(child, SIGKILL);
-  reap(child, run);
+  ::close(child.output_fd);
+  if (timed_out) ::kill(child.pid, SIGKILL);
+  reap(child.pid, run);
   if (timed_out) {
     run.end = CappedRun::End::kTimedOut;
   } else if (run.end == CappedRun::End::kFinished && run.exit_code == 3 && memory_cap_bytes > 0) {
