@@ -140,6 +140,30 @@ Question item(std::string id, std::vector<std::string> triggers, bool other = fa
   return q;
 }
 
+TEST(CampaignEngine, AQuestionTheRecordAnswersIsAskedOnlyWhenNothingElseFits) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  Question by_record = item("w1", {"suspicious-win"});
+  by_record.answered_by_record = true;
+  const std::vector<QuestionPack> packs = {
+      pack("core", std::nullopt, {by_record, item("w2", {"suspicious-win"}), item("w3", {"suspicious-win"})})};
+  std::vector<std::string> asked;
+  for (int i = 0; i < 4; ++i) {
+    auto log = c.read_log();
+    auto q = select_question(packs, c.config(), "suspicious-win", log->records);
+    ASSERT_TRUE(q.has_value());
+    asked.push_back(q->id);
+    ASSERT_TRUE(c.append("question", {{"event", "suspicious-win"}, {"id", q->id}, {"source", "bank"}}).ok());
+  }
+  // w1 comes first in the pack and was never asked, yet w2 and w3 take turns: its answer is in every record.
+  EXPECT_EQ(asked, (std::vector<std::string>{"w2", "w3", "w2", "w3"}));
+  const std::vector<QuestionPack> alone = {pack("core", std::nullopt, {by_record, item("s1", {"stagnation"})})};
+  auto log = c.read_log();
+  auto q = select_question(alone, c.config(), "suspicious-win", log->records);
+  ASSERT_TRUE(q.has_value()) << "with nothing else for the event it is still asked";
+  EXPECT_EQ(q->id, "w1");
+}
+
 TEST(CampaignEngine, QuestionsRotateLeastRecentlyAskedNeverTheLastAndFilterByArchAndPeer) {
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();

@@ -146,6 +146,22 @@ TEST(QuestionPackParse, WrongFormatAndWrongTypesAreErrors) {
   EXPECT_NE(pack.error().message.find("requires_other_implementation"), std::string::npos);
 }
 
+TEST(QuestionPackParse, AnsweredByRecordIsAnOptionalBoolean) {
+  auto plain = parse_question_pack(make_pack(kGoodItem), "p.json");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_FALSE(plain->items.at(0).answered_by_record) << "absent means false";
+  auto item = kGoodItem;
+  item.replace(item.find(R"("provenance")"), 0, R"("answered_by_record": true, )");
+  auto marked = parse_question_pack(make_pack(item), "p.json");
+  ASSERT_TRUE(marked.ok()) << marked.error().message;
+  EXPECT_TRUE(marked->items.at(0).answered_by_record);
+  item.replace(item.find("true"), 4, "\"yes\"");
+  auto wrong = parse_question_pack(make_pack(item), "p.json");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("\"answered_by_record\" must be true or false"), std::string::npos)
+      << wrong.error().message;
+}
+
 TEST(QuestionLint, OneQuestionMark) {
   EXPECT_FALSE(fires(lint_text(make_pack(kGoodItem)), "question.one-question-mark"));
   EXPECT_TRUE(fires(lint_text(make_pack(make_item("core.a", "Measure the bandwidth."))), "question.one-question-mark"));

@@ -247,6 +247,7 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
     return SelectedQuestion{fmt::format("steer-{}", id), "human", text, std::string(event), "human"};
   }
   struct Candidate {
+    bool by_record;     // answered by the evaluation record: after every question it cannot answer
     std::size_t asked;  // 0: never
     std::size_t order;
     SelectedQuestion question;
@@ -262,12 +263,15 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
       if (q.requires_other_implementation && config.peer.empty()) continue;
       if (q.id == last_id) continue;
       const auto it = last_asked.find(q.id);
-      candidates.push_back(
-          {it == last_asked.end() ? 0 : it->second, order, {q.id, pack.id, q.text, std::string(event), "bank"}});
+      candidates.push_back({q.answered_by_record,
+                            it == last_asked.end() ? 0 : it->second,
+                            order,
+                            {q.id, pack.id, q.text, std::string(event), "bank"}});
     }
   }
   if (candidates.empty()) return std::nullopt;
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.by_record != b.by_record) return !a.by_record;
     return a.asked != b.asked ? a.asked < b.asked : a.order < b.order;
   });
   return candidates.front().question;

@@ -98,6 +98,7 @@ void register_list(CLI::App& parent, GlobalOptions& options, int& exit_code) {
                           {"triggers", q.triggers},
                           {"intent", q.intent},
                           {"requires_other_implementation", q.requires_other_implementation},
+                          {"answered_by_record", q.answered_by_record},
                           {"provenance", q.provenance},
                           {"notes", q.notes}});
         std::string triggers;

@@ -82,8 +82,9 @@ class PackReader {
     }
     if (!item.is_object()) fail(offset, fmt::format("{} must be an object, got {}", where, kind_of(item)));
     check_keys(item, {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance"},
-               {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance", "notes"}, offset,
-               where);
+               {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance", "notes",
+                "answered_by_record"},
+               offset, where);
     Question q;
     q.line = position_of_offset(text_, offset).line;
     q.id = string_field(item, "id", offset, where);
@@ -98,6 +99,13 @@ class PackReader {
            fmt::format("{}: \"requires_other_implementation\" must be true or false, got {}", named, roi.dump()));
     }
     q.requires_other_implementation = roi.get<bool>();
+    if (item.contains("answered_by_record")) {
+      const auto& by_record = item.at("answered_by_record");
+      if (!by_record.is_boolean()) {
+        fail(offset, fmt::format("{}: \"answered_by_record\" must be true or false, got {}", named, by_record.dump()));
+      }
+      q.answered_by_record = by_record.get<bool>();
+    }
     const auto& triggers = item.at("triggers");
     if (!triggers.is_array())
       fail(offset, fmt::format("{}: \"triggers\" must be an array, got {}", named, kind_of(triggers)));

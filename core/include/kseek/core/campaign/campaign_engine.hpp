@@ -53,7 +53,8 @@ std::map<int, std::string> pending_steers(const std::vector<LogRecord>& log);
 
 // Picks one question for `event`: a pending human question first; else bank items whose triggers include the
 // event, from packs for no architecture or the campaign's, `requires_other_implementation` only with a peer;
-// never the question asked last; least recently asked first, then pack order. Nothing when questions are off.
+// never the question asked last; questions the record answers (`answered_by_record`) only when nothing else fits;
+// least recently asked first, then pack order. Nothing when questions are off.
 std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>& packs, const CampaignConfig& config,
                                                 std::string_view event, const std::vector<LogRecord>& log);
 

@@ -22,13 +22,17 @@ inline constexpr std::string_view kQuestionIntents[] = {"measure", "change-layer
                                                         "scope",   "verify-win",   "correctness"};
 inline constexpr std::string_view kQuestionProvenances[] = {"trace", "unverified"};
 
-// One item. Required: id, text, triggers, intent, requires_other_implementation, provenance. Optional: notes.
+// One item. Required: id, text, triggers, intent, requires_other_implementation, provenance. Optional: notes,
+// answered_by_record.
 struct Question {
   std::string id;
   std::string text;
   std::vector<std::string> triggers;
   std::string intent;
   bool requires_other_implementation = false;
+  // kseek's evaluation answers it for every candidate by construction (e.g. one build is both checked and timed):
+  // asked only when no other question fits the event, since its answer teaches the agent nothing.
+  bool answered_by_record = false;
   std::string provenance;
   std::string notes;
   std::size_t line = 0;  // line of the item's "id" in the source text (the pack's line when not found)
