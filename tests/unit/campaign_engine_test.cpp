@@ -140,6 +140,22 @@ Question item(std::string id, std::vector<std::string> triggers, bool other = fa
   return q;
 }
 
+// Selects a question for `event` `times` times, logging each as asked; the ids in order (short when none fits).
+std::vector<std::string> ask_in_turn(const Campaign& c, const std::vector<QuestionPack>& packs,
+                                     const std::string& event, int times) {
+  std::vector<std::string> asked;
+  for (int i = 0; i < times; ++i) {
+    auto log = c.read_log();
+    auto q = select_question(packs, c.config(), event, log->records);
+    if (!q) break;
+    asked.push_back(q->id);
+    EXPECT_TRUE(c.append("question",
+                         {{"event", event}, {"id", q->id}, {"pack", q->pack}, {"text", q->text}, {"source", q->source}})
+                    .ok());
+  }
+  return asked;
+}
+
 TEST(CampaignEngine, AQuestionTheRecordAnswersIsAskedOnlyWhenNothingElseFits) {
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();
@@ -147,16 +163,8 @@ TEST(CampaignEngine, AQuestionTheRecordAnswersIsAskedOnlyWhenNothingElseFits) {
   by_record.answered_by_record = true;
   const std::vector<QuestionPack> packs = {
       pack("core", std::nullopt, {by_record, item("w2", {"suspicious-win"}), item("w3", {"suspicious-win"})})};
-  std::vector<std::string> asked;
-  for (int i = 0; i < 4; ++i) {
-    auto log = c.read_log();
-    auto q = select_question(packs, c.config(), "suspicious-win", log->records);
-    ASSERT_TRUE(q.has_value());
-    asked.push_back(q->id);
-    ASSERT_TRUE(c.append("question", {{"event", "suspicious-win"}, {"id", q->id}, {"source", "bank"}}).ok());
-  }
   // w1 comes first in the pack and was never asked, yet w2 and w3 take turns: its answer is in every record.
-  EXPECT_EQ(asked, (std::vector<std::string>{"w2", "w3", "w2", "w3"}));
+  EXPECT_EQ(ask_in_turn(c, packs, "suspicious-win", 4), (std::vector<std::string>{"w2", "w3", "w2", "w3"}));
   const std::vector<QuestionPack> alone = {pack("core", std::nullopt, {by_record, item("s1", {"stagnation"})})};
   auto log = c.read_log();
   auto q = select_question(alone, c.config(), "suspicious-win", log->records);
@@ -171,18 +179,8 @@ TEST(CampaignEngine, QuestionsRotateLeastRecentlyAskedNeverTheLastAndFilterByArc
       pack("core", std::nullopt,
            {item("q1", {"start"}), item("q2", {"start", "stagnation"}), item("q3", {"stagnation"}, true)}),
       pack("hopper", "sm_90", {item("h1", {"start"})}), pack("blackwell", "sm_100", {item("b1", {"start"})})};
-  std::vector<std::string> asked;
-  for (int i = 0; i < 4; ++i) {
-    auto log = c.read_log();
-    auto q = select_question(packs, c.config(), "start", log->records);
-    ASSERT_TRUE(q.has_value());
-    asked.push_back(q->id);
-    ASSERT_TRUE(
-        c.append("question",
-                 {{"event", "start"}, {"id", q->id}, {"pack", q->pack}, {"text", q->text}, {"source", q->source}})
-            .ok());
-  }
-  EXPECT_EQ(asked, (std::vector<std::string>{"q1", "q2", "h1", "q1"})) << "b1 is for another architecture";
+  EXPECT_EQ(ask_in_turn(c, packs, "start", 4), (std::vector<std::string>{"q1", "q2", "h1", "q1"}))
+      << "b1 is for another architecture";
 
   auto log = c.read_log();
   auto stagnation = select_question(packs, c.config(), "stagnation", log->records);
