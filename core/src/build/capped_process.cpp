@@ -121,6 +121,18 @@ void write_all(int fd, const std::string& bytes) {
   _exit(0);
 }
 
+// A pipe (fds[0] to read, fds[1] for the child to write) and a forked child: the child's pid (0 in the child), or -1
+// with both ends closed when either step fails.
+pid_t fork_with_pipe(int (&fds)[2]) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+  return child;
+}
+
 }  // namespace
 
 CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
@@ -155,17 +167,14 @@ CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_
 
 CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes, double cpu_seconds) {
   CappedProgram program;
-  int fds[2];
-  if (argv.empty() || ::pipe2(fds, O_CLOEXEC) != 0) return program;
+  if (argv.empty()) return program;
+  // The argument vector is built before the fork: the child only calls what is safe after one.
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return program;
-  }
+  int fds[2];
+  const pid_t child = fork_with_pipe(fds);
+  if (child < 0) return program;
   if (child == 0) {
     const int null_in = ::open("/dev/null", O_RDONLY);
     if (null_in >= 0) ::dup2(null_in, 0);
@@ -186,13 +195,8 @@ CappedProgram start_capped_work(const std::function<std::string()>& work, std::u
                                 double cpu_seconds) {
   CappedProgram program;
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return program;
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return program;
-  }
+  const pid_t child = fork_with_pipe(fds);
+  if (child < 0) return program;
   if (child == 0) {
     ::close(fds[0]);
     run_work_in_child(fds[1], work, memory_cap_bytes, cpu_seconds);
