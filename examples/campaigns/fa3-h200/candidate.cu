@@ -250,6 +250,16 @@ __device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int imax(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ float neg_inf() { return __uint_as_float(0xff800000u); }
 
+// PTX ISA: tanh (#floating-point-instructions-tanh): one MUFU op (max relative error about 2^-11 by the ISA). The d256
+// prefill kernels' softcap uses it: against tanh_abs_accurate below (two MUFU ops, ex2 and rcp) H07 ran 1.12x and H08
+// 1.14x; max errors against the fp32 reference 0.021 / 0.018 (H13: 0.032) where the seed's on the same inputs were
+// 0.019 / 0.020 (0.032), mean errors equal to three digits (A/B, H200, 2026-12-03).
+__device__ __forceinline__ float fast_tanh(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // tanh accurate in absolute terms (the softcap multiplies its error by up to ~50): 1 - 2 / (e^{2|x|} + 1).
 __device__ __forceinline__ float tanh_abs_accurate(float x) {
   const u32 sign = __float_as_uint(x) & 0x80000000u;
@@ -1998,7 +2008,7 @@ __device__ __forceinline__ void mask_tile(float (&s)[C::kSRegs], int n, int tok0
 template <class C>
 __device__ __forceinline__ void softcap_tile(float (&s)[C::kSRegs], float cap_in) {
 #pragma unroll
-  for (int i = 0; i < C::kSRegs; ++i) s[i] = tanh_abs_accurate(s[i] * cap_in);
+  for (int i = 0; i < C::kSRegs; ++i) s[i] = fast_tanh(s[i] * cap_in);
 }
 
 // S of one tile after its wgmma retired: softcap (a CTA-uniform branch), then the edge mask where the tile crosses a
