@@ -108,6 +108,45 @@ TEST(CampaignEngine, ASingleScenarioJumpIsQuestionedThoughTheGeomeanMovesLittle)
   EXPECT_EQ(step(c), Names{});
 }
 
+TEST(CampaignEngine, AGoalTermMetForTheFirstTimeIsProgressThoughTheGeomeanMovesLessThanTheNoise) {
+  CampaignConfig config = testing::synthetic_config();
+  config.goal = "all_passed and geomean >= 1.5 and ratio(\"S01\") >= 1.2";
+  CampaignFixture f(config);
+  const Campaign c = f.open();
+  EXPECT_EQ(step(c), Names{"start"});
+  f.evaluate(passing(1.05), 1.05);  // a real improvement: the best is 1.05
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(passing(1.052), 1.052);  // one without progress
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(passing(1.05), 1.05);  // two
+  EXPECT_EQ(step(c), Names{});
+  // Three timed evaluations since the best, but S01 now meets its term (1.25 >= 1.2) while the geomean gains 0.6 %:
+  // progress, so no stagnation.
+  const auto met = f.evaluate({{"S01", "PASSED", 1.25}, {"S02", "PASSED", 1.0}, {"S03", "PASSED", 1.0}}, 1.056);
+  EXPECT_EQ(met.goal_terms_met, (std::vector<std::string>{"all_passed", "ratio(\"S01\") >= 1.2"}));
+  EXPECT_EQ(step(c), Names{});
+  const auto later = Clock::now() + std::chrono::minutes(30);
+  EXPECT_EQ(step(c, later), Names{}) << "the time window restarts at the progress";
+  // The same term held again is not new: three more bring the event.
+  const std::vector<SyntheticScenario> held = {{"S01", "PASSED", 1.25}, {"S02", "PASSED", 1.0}, {"S03", "PASSED", 1.0}};
+  f.evaluate(held, 1.056);
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(held, 1.056);
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(held, 1.056);
+  EXPECT_EQ(step(c), Names{"stagnation"});
+  // A new term met while the geomean falls by more than the noise (1 %) is not progress.
+  CampaignFixture g(config);
+  const Campaign d = g.open();
+  EXPECT_EQ(step(d), Names{"start"});
+  g.evaluate(passing(1.30), 1.30);
+  g.evaluate(passing(1.30), 1.30);
+  g.evaluate(passing(1.30), 1.30);
+  EXPECT_EQ(step(d), Names{});
+  g.evaluate({{"S01", "PASSED", 1.25}, {"S02", "PASSED", 1.0}, {"S03", "PASSED", 1.0}}, 1.08);
+  EXPECT_EQ(step(d), Names{"stagnation"});
+}
+
 TEST(CampaignEngine, StagnationByTimeFiresOncePerWindow) {
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();

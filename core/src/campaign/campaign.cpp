@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/campaign/goal_expression.hpp"
 #include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/questions/question_pack.hpp"
@@ -325,6 +326,11 @@ std::optional<EvaluationSummary> evaluation_of(const LogRecord& record) {
   s.geomean_low = optional_number(v, "geomean_low");
   s.geomean_high = optional_number(v, "geomean_high");
   s.scenarios = logged_scenarios(v);
+  if (v.contains("goal_terms_met") && v["goal_terms_met"].is_array()) {
+    for (const auto& t : v["goal_terms_met"]) {
+      if (t.is_string()) s.goal_terms_met.push_back(t.get<std::string>());
+    }
+  }
   return s;
 }
 
@@ -553,6 +559,12 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
     s.geomean_low = record.summary->geomean->ci_low;
     s.geomean_high = record.summary->geomean->ci_high;
   }
+  // The goal as configured now (a goal that does not parse meets nothing; the gate says why elsewhere).
+  if (auto goal = parse_goal(config_.goal)) {
+    for (const auto& t : evaluate_goal(*goal, eval).terms) {
+      if (t.holds) s.goal_terms_met.push_back(t.source);
+    }
+  }
   json fields = {{"number", s.number},
                  {"candidate_sha256", s.candidate_sha256},
                  {"record_file", s.record_file},
@@ -563,6 +575,7 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
                  {"geomean_low", number_or_null(s.geomean_low)},
                  {"geomean_high", number_or_null(s.geomean_high)},
                  {"scenarios", logged_scenarios_json(s.scenarios)},
+                 {"goal_terms_met", s.goal_terms_met},
                  {"gpu", record.environment ? record.environment->name.value_or("") : ""},
                  {"measure_time", record.settings ? record.settings->measure_time : true}};
   if (auto a = append("evaluation", fields); !a) return a.error();

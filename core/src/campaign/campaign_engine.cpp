@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -25,13 +26,20 @@ namespace {
 bool has_timing(const EvaluationSummary& e) { return e.geomean.has_value(); }
 
 // Where the campaign stands before evaluation `upto` (exclusive): the best timed, fully passing geomean (the
-// seed, 1.0, until one exists), the evaluation that set it and how many timed evaluations came since.
+// seed, 1.0, until one exists), the evaluation that set it and how many timed evaluations came since; and the last
+// progress, which the stagnation events count from: a new best, or a goal term met for the first time by a timed
+// evaluation that passes everywhere without losing more than the noise on the best geomean. A change that meets two
+// targets while the geomean moves 0.9 % is progress the campaign's person would count (fa3-h200, evaluation 11).
 struct Progress {
   double best = 1.0;
   double best_high = 1.0;
   int best_number = 0;
   std::string best_time;
   int timed_since_best = 0;
+  int progress_number = 0;
+  std::string progress_time;
+  int timed_since_progress = 0;
+  std::set<std::string> terms_met;  // by any timed evaluation that passed everywhere
 };
 
 bool improves(const EvaluationSummary& e, const Progress& p, const CampaignThresholds& t) {
@@ -42,17 +50,32 @@ Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_
                          const std::string& init_time) {
   Progress p;
   p.best_time = init_time;
+  p.progress_time = init_time;
   for (std::size_t i = 0; i < upto && i < evals.size(); ++i) {
     const auto& e = evals[i];
+    const bool counts = e.all_passed && has_timing(e);
+    const bool new_term = counts && std::any_of(e.goal_terms_met.begin(), e.goal_terms_met.end(),
+                                                [&](const std::string& term) { return !p.terms_met.count(term); });
     if (improves(e, p, t)) {
       p.best = *e.geomean;
       p.best_high = e.geomean_high.value_or(*e.geomean);
       p.best_number = e.number;
       p.best_time = e.time;
       p.timed_since_best = 0;
+      p.progress_number = e.number;
+      p.progress_time = e.time;
+      p.timed_since_progress = 0;
     } else if (has_timing(e)) {
       ++p.timed_since_best;
+      if (new_term && *e.geomean >= p.best * (1.0 - t.min_improvement)) {
+        p.progress_number = e.number;
+        p.progress_time = e.time;
+        p.timed_since_progress = 0;
+      } else {
+        ++p.timed_since_progress;
+      }
     }
+    if (counts) p.terms_met.insert(e.goal_terms_met.begin(), e.goal_terms_met.end());
   }
   return p;
 }
@@ -178,26 +201,27 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
                                     failing_list(latest), previous->number),
                         latest.number});
     }
-    // Stagnation by count: every N timed evaluations without a real improvement.
+    // Stagnation by count: every N timed evaluations without progress (a real improvement or a goal term newly met).
     const int n = config.thresholds.stagnation_evaluations;
-    if (has_timing(latest) && after.best_number != latest.number && after.timed_since_best > 0 &&
-        after.timed_since_best % n == 0 && !event_logged(log, "stagnation", latest.number)) {
+    if (has_timing(latest) && after.progress_number != latest.number && after.timed_since_progress > 0 &&
+        after.timed_since_progress % n == 0 && !event_logged(log, "stagnation", latest.number)) {
       events.push_back(
           {"stagnation",
-           fmt::format("{} timed evaluations without a gain beyond the noise (best geomean {:.4f}{})",
-                       after.timed_since_best, after.best,
+           fmt::format("{} timed evaluations without a gain beyond the noise or a goal term newly met (best geomean "
+                       "{:.4f}{})",
+                       after.timed_since_progress, after.best,
                        after.best_number ? fmt::format(", evaluation {}", after.best_number) : " = the seed"),
            latest.number});
     }
   }
-  // Stagnation by time: the k-th such event once k x T minutes have passed since the last improvement (or the
-  // start). Counting earlier events, not reading their clock, keeps this independent of when they were written.
+  // Stagnation by time: the k-th such event once k x T minutes have passed since the last progress (or the start).
+  // Counting earlier events, not reading their clock, keeps this independent of when they were written.
   const Progress& p = after;
-  if (auto since = parse_utc_timestamp(p.best_time); since && !evals.empty()) {
+  if (auto since = parse_utc_timestamp(p.progress_time); since && !evals.empty()) {
     int already_logged = 0;
     for (const auto& r : log) {
       if (r.type == "event" && r.event == "stagnation" && r.evaluation == 0 && r.value.contains("evaluation") &&
-          r.time >= p.best_time) {
+          r.time >= p.progress_time) {
         ++already_logged;
       }
     }
@@ -207,7 +231,9 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
     if (!raised_now && minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
       events.push_back(
           {"stagnation",
-           fmt::format("{:.0f} minutes without a gain beyond the noise (best geomean {:.4f})", minutes, p.best), 0});
+           fmt::format("{:.0f} minutes without a gain beyond the noise or a goal term newly met (best geomean {:.4f})",
+                       minutes, p.best),
+           0});
     }
   }
   return events;

@@ -110,6 +110,9 @@ struct EvaluationSummary {
   bool all_passed = false;
   std::optional<double> geomean, geomean_low, geomean_high;
   std::vector<LoggedScenario> scenarios;  // the line's [{id, status, ratio, ci_low, ci_high}]
+  // The goal's terms that held on this record when it was logged, by their text (none in lines written before
+  // kseek logged them): a term met for the first time is progress even when the geomean moves less than the noise.
+  std::vector<std::string> goal_terms_met;
 };
 
 // The evaluation entry of a log record, or nothing when it is another type.
