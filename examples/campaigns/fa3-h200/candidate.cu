@@ -15,7 +15,8 @@
 //   H05, H06      bf16 d64 causal with sinks; H06 with a 128-key window  -> kseek_fa3_ws_bf16_d64
 //   H07, H08      bf16 d256 causal, softcap 50; H08 with a 4096-key window -> kseek_fa3_ws_bf16_d256
 //   H09           bf16 d128 causal, 4096-key window                       -> kseek_fa3_ws_bf16_d128
-//   H10, H23      bf16 d96 causal / d80 non-causal varlen: the d128 kernel, TMA zero-fills the padded channels
+//   H10, H23      bf16 d96 causal / d80 non-causal varlen: the d128 layout (TMA zero-fills the padded channels) with
+//                 S reduced over 96 / 80 channels only -> kseek_fa3_ws_bf16_d96, kseek_fa3_ws_bf16_d80
 //   H11           bf16 d192 / dv128 causal (MLA-style), non-paged           -> kseek_fa3_ws_bf16_d192_dv128
 //   H12, H13      fp8 d128 causal, GQA 4; fp8 d256 causal with softcap: TMA brings raw e4m3 K/V rows, three
 //                 producer-side warps widen them (and Q, from global memory) exactly to fp16 slabs, and the fp16
@@ -1227,7 +1228,9 @@ constexpr u32 kTurnBarrier = 1;  // ids 1 and 2 (0 is __syncthreads)
 // kernels carry it.
 // kFp8_: Q/K/V are e4m3 with descales; TMA brings the raw bytes and three producer-side warps widen them (exactly)
 // into the fp16 slabs the wgmmas read, so the main loop is the fp16 one (kF16_ must be 1).
-template <int kD_, int kDV_, int kBN_, int kStages_, bool kF16_, bool kCap_, bool kFp8_>
+// kDqk_: the Q K^T channels the S wgmmas reduce over (<= kD_, a multiple of 16): a d80/d96 problem on the d128 layout
+// has zeros (TMA's fill) in channels d..127, so its S steps past d add nothing and are skipped.
+template <int kD_, int kDV_, int kBN_, int kStages_, bool kF16_, bool kCap_, bool kFp8_, int kDqk_ = kD_>
 struct Config {
   static constexpr bool kCap = kCap_;
   static constexpr bool kFp8 = kFp8_;
@@ -1242,6 +1245,7 @@ struct Config {
   static_assert(kWGThreads * (kLaunchRegs - kProducerRegs) >= kConsumerWGs * kWGThreads * (kConsumerRegs - kLaunchRegs),
                 "setmaxnreg: the consumers' inc must be covered by the producer warpgroup's dec");
   static constexpr int kD = kD_;
+  static constexpr int kDqk = kDqk_;
   static constexpr int kDV = kDV_;
   static constexpr int kBN = kBN_;
   static constexpr int kStages = kStages_;
@@ -1258,6 +1262,7 @@ struct Config {
   static constexpr u32 kKBytes = kBN_ * kD_ * 2;   // one K tile
   static constexpr u32 kVBytes = kBN_ * kDV_ * 2;  // one V tile
   static_assert(kD_ % kSwizzleCols == 0 && kD_ <= 256, "Q/K in whole 64-column slabs");
+  static_assert(kDqk_ % 16 == 0 && kDqk_ <= kD_ && kD_ - kDqk_ < kSwizzleCols, "S steps of 16 within the last slab");
   static_assert(kDV_ == 64 || kDV_ == 128 || kDV_ == 256, "wgmma N for P V is dv: the wrappers cover 64, 128, 256");
   static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
   static_assert(kBN_ % 8 == 0 && kBN_ <= 256, "a TMA box is at most 256 rows; 8-row swizzle atoms");
@@ -1953,11 +1958,12 @@ __device__ constexpr int extra_loader_warps() {
 // rows 16q..16q+15; register 4i + 2hf + e holds row 16q + g + 8hf, column 8i + 2t + e (g = lane / 4, t = lane % 4).
 // ---------------------------------------------------------------------------------------------------------------------
 
-// S = Q K^T over d in k16 steps: step kk reads 32 bytes into 64-column slab kk / 4 of Q and of K.
+// S = Q K^T over d in k16 steps: step kk reads 32 bytes into 64-column slab kk / 4 of Q and of K. Only the kDqk
+// channels that can hold data are reduced over (d96: 6 of the layout's 8 steps).
 template <class C>
 __device__ __forceinline__ void issue_qk(float (&s)[C::kSRegs], const Smem<C>& sm, int stage, int wgc) {
 #pragma unroll
-  for (int kk = 0; kk < C::kD / 16; ++kk) {
+  for (int kk = 0; kk < C::kDqk / 16; ++kk) {
     const int slab = kk / 4, within = (kk % 4) * 32;
     const u64 da = make_desc(smem_u32(&sm.q[slab][wgc * kRowsPerWG][0]) + within, 16, kSwizzleAtomBytes);
     const u64 db = make_desc(smem_u32(&sm.k[stage][slab][0][0]) + within, 16, kSwizzleAtomBytes);
@@ -2488,29 +2494,34 @@ extern "C" __global__ void __launch_bounds__(128)
 KSEEK_FA3_CASCADE_KERNELS(KSEEK_FA3_CASCADE_DEFINE_KERNELS)
 
 // =====================================================================================================================
-// Hopper kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0), softcap (1).
+// Hopper kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0), softcap (1), fp8
+// (1), and the channels S reduces over (d80/d96: the d128 layout, whose S steps past d would only add TMA's zeros).
 // d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
 // 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
 // =====================================================================================================================
-#define KSEEK_FA3_WS_KERNELS(X)                 \
-  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0)          \
-  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0)          \
-  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0)       \
-  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0)       \
-  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1)        \
-  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0) \
-  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0) \
-  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0)        \
-  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0)        \
-  X(fp8_d256, 256, 256, 64, 2, 1, 1, 1)
+#define KSEEK_FA3_WS_KERNELS(X)                      \
+  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0, 64)           \
+  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0, 64)           \
+  X(bf16_d80, 128, 128, 128, 3, 0, 0, 0, 80)         \
+  X(fp16_d80, 128, 128, 128, 3, 1, 0, 0, 80)         \
+  X(bf16_d96, 128, 128, 128, 3, 0, 0, 0, 96)         \
+  X(fp16_d96, 128, 128, 128, 3, 1, 0, 0, 96)         \
+  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0, 128)       \
+  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0, 128)       \
+  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1, 128)        \
+  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0, 192) \
+  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0, 192) \
+  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0, 256)        \
+  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0, 256)        \
+  X(fp8_d256, 256, 256, 64, 2, 1, 1, 1, 256)
 
-#define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8) \
-  ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0>
+#define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK) \
+  ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0, DQK>
 
-#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8)                                              \
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8, DQK)                                          \
   extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)               \
       kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
-    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>(args);        \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK)>(args);   \
   }
 
 KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
@@ -2628,19 +2639,19 @@ struct WsChoice {
   bool fp8;  // raw e4m3 boxes without swizzle, widened in the kernel
 };
 
-// The kernel for head dims (d, dv): the first of the list whose padded dims hold them with less than one 64-column slab
-// to spare. A d between two (80, 96: the d128 kernel) reads its Q/K/V boxes past d, which TMA fills with zeros (bytes
-// still counted by complete_tx), so S and O are exact and the padded channels are never stored; the cost is the
-// padding's share of the wgmma work.
+// The kernel for head dims (d, dv): the first of the list whose S channels and dv hold them with less than one
+// 64-column slab to spare. A d between two layouts (80, 96: the d128 layout) reads its Q/K/V boxes past d, which TMA
+// fills with zeros (bytes still counted by complete_tx), so S and O are exact and the padded channels are never
+// stored; the d80/d96 kernels skip S's zero steps, and the cost left is P V's padded columns.
 __device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, WsChoice& out) {
   // d or dv below 64 would ask for a box wider than the tensor.
   if (d < 64 || dv < 64 || d % 8 != 0 || dv % 8 != 0) return false;
-#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8)                                                  \
-  if (d <= D && D < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) && (fp8 || f16 == ((F16) != 0)) && \
+#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8, DQK)                                              \
+  if (d <= DQK && DQK < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) && (fp8 || f16 == ((F16) != 0)) && \
       (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) {                                              \
     out.name = "kseek_fa3_ws_" #ename;                                                                           \
     out.bn = BN;                                                                                                 \
-    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8)>)) + 1024u;      \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK)>)) + 1024u; \
     out.fp8 = (FP8) != 0;                                                                                        \
     return true;                                                                                                 \
   }
