@@ -1,11 +1,13 @@
 // The reference cache's pure part: every key part changes the key, entries round-trip, a damaged or mismatched entry is
 // a miss and is removed, the bound holds by evicting the least recently used entry, concurrent writers leave one good
 // entry, and a campaign's evaluation never reads it. Payloads are seeded random bytes (the seed is in the failure).
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -368,6 +370,35 @@ TEST(ReferenceCache, StoresOfOneKeyFromTwoProcessesLeaveOneValidEntry) {
   const Loaded loaded = load(cache, key);
   EXPECT_TRUE(loaded.lookup.hit) << loaded.lookup.discarded;
   EXPECT_TRUE(loaded.bytes == payload) << "seed " << kSeed;
+}
+
+// The chunks are written at their offsets by several threads: one of them failing (here the file-size limit, in a
+// child so the limit stays there) must leave neither an entry nor a temporary, and say what failed.
+TEST(ReferenceCache, AWriteTheSystemRefusesLeavesNeitherAnEntryNorATemporary) {
+  testing::TempFolder folder("kseek-reference-cache");
+  const ReferenceCache cache(folder.path(), 1ull << 30);
+  ReferenceKey key = sample_key();
+  key.buffer_bytes = {3 * kReferenceChunkBytes, 4096};
+  const auto payload = random_payload(key, kSeed);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG instead of ending the process
+    const rlimit limit{kReferenceChunkBytes + kReferenceChunkBytes / 2, kReferenceChunkBytes + kReferenceChunkBytes / 2};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+    const auto stored = cache.store(key, payload);
+    if (stored) ::_exit(3);
+    const std::string& message = stored.error().message;
+    ::_exit(message.find("cannot write") != std::string::npos && message.find(".tmp.") != std::string::npos ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the storing process did not exit";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: no limit set; 3: stored past the limit; 4: the error does not name the write";
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(folder.path())) ++files;
+  EXPECT_EQ(files, 0u) << "an entry or a temporary was left behind";
+  EXPECT_FALSE(load(cache, key).lookup.hit);
 }
 
 TEST(ReferenceCache, ACacheThatIsOffNeitherReadsNorWrites) {
