@@ -1229,8 +1229,10 @@ constexpr u32 kTurnBarrier = 1;  // ids 1 and 2 (0 is __syncthreads)
 // kFp8_: Q/K/V are e4m3 with descales; TMA brings the raw bytes and three producer-side warps widen them (exactly)
 // into the fp16 slabs the wgmmas read, so the main loop is the fp16 one (kF16_ must be 1).
 // kDqk_: the Q K^T channels the S wgmmas reduce over (<= kD_, a multiple of 16): a d80/d96 problem on the d128 layout
-// has zeros (TMA's fill) in channels d..127, so its S steps past d add nothing and are skipped.
-template <int kD_, int kDV_, int kBN_, int kStages_, bool kF16_, bool kCap_, bool kFp8_, int kDqk_ = kD_>
+// has zeros (TMA's fill) in channels d..127, so its S steps past d add nothing and are skipped. kDVpv_: the P V wgmma's
+// N (<= kDV_): the O columns past it are V's zero fill, never stored.
+template <int kD_, int kDV_, int kBN_, int kStages_, bool kF16_, bool kCap_, bool kFp8_, int kDqk_ = kD_,
+          int kDVpv_ = kDV_>
 struct Config {
   static constexpr bool kCap = kCap_;
   static constexpr bool kFp8 = kFp8_;
@@ -1246,6 +1248,7 @@ struct Config {
                 "setmaxnreg: the consumers' inc must be covered by the producer warpgroup's dec");
   static constexpr int kD = kD_;
   static constexpr int kDqk = kDqk_;
+  static constexpr int kDVpv = kDVpv_;
   static constexpr int kDV = kDV_;
   static constexpr int kBN = kBN_;
   static constexpr int kStages = kStages_;
@@ -1263,6 +1266,8 @@ struct Config {
   static constexpr u32 kVBytes = kBN_ * kDV_ * 2;  // one V tile
   static_assert(kD_ % kSwizzleCols == 0 && kD_ <= 256, "Q/K in whole 64-column slabs");
   static_assert(kDqk_ % 16 == 0 && kDqk_ <= kD_ && kD_ - kDqk_ < kSwizzleCols, "S steps of 16 within the last slab");
+  static_assert(kDVpv_ == kDV_ || (kDVpv_ % 16 == 0 && kDVpv_ < kDV_ && kDV_ - kDVpv_ < kSwizzleCols && !kPvPerHalf),
+                "P V's N within the last slab of V, one wgmma per k step");
   static_assert(kDV_ == 64 || kDV_ == 128 || kDV_ == 256, "wgmma N for P V is dv: the wrappers cover 64, 128, 256");
   static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
   static_assert(kBN_ % 8 == 0 && kBN_ <= 256, "a TMA box is at most 256 rows; 8-row swizzle atoms");
@@ -1451,6 +1456,15 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
   "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
   "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+// m64n80k16 and m64n96k16 (P V of the d80/d96 kernels), f32 accumulator: 40 and 48 registers per thread, the first
+// of the m64n128 layout's (register 4i + 2hf + e holds column 8i + 2t + e).
+#define KSEEK_WG_D80                                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}"
+#define KSEEK_WG_D96                                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
+  "%46, %47}"
 // m64n256k16, f32 accumulator: 128 registers per thread (PTX ISA
 // #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
 #define KSEEK_WG_D256                                                                                               \
@@ -1465,6 +1479,8 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
       "+f"(d[i + 7])
 #define KSEEK_WG_F32(d, i) KSEEK_WG_F8(d, i), KSEEK_WG_F8(d, i + 8), KSEEK_WG_F8(d, i + 16), KSEEK_WG_F8(d, i + 24)
 #define KSEEK_WG_OPS64(d) KSEEK_WG_F32(d, 0)
+#define KSEEK_WG_OPS80(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F8(d, 32)
+#define KSEEK_WG_OPS96(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F8(d, 32), KSEEK_WG_F8(d, 40)
 #define KSEEK_WG_OPS128(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32)
 #define KSEEK_WG_OPS256(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32), KSEEK_WG_F32(d, 64), KSEEK_WG_F32(d, 96)
 #define KSEEK_WG_SS64(TYPES)                   \
@@ -1473,6 +1489,12 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
 #define KSEEK_WG_RS64(TYPES)                   \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " " KSEEK_WG_D64 ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_RS80(TYPES)                   \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %45, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n80k16.f32." TYPES " " KSEEK_WG_D80 ", {%40, %41, %42, %43}, %44, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_RS96(TYPES)                   \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n96k16.f32." TYPES " " KSEEK_WG_D96 ", {%48, %49, %50, %51}, %52, p, 1, 1, 1;\n}\n"
 #define KSEEK_WG_SS128(TYPES)                  \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
@@ -1526,6 +1548,24 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const u32 (&a)[4], 
       asm volatile(KSEEK_WG_RS64("bf16.bf16")
                    : KSEEK_WG_OPS64(d)
                    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 80) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS80("f16.f16")
+                   : KSEEK_WG_OPS80(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS80("bf16.bf16")
+                   : KSEEK_WG_OPS80(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 96) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_RS96("f16.f16")
+                   : KSEEK_WG_OPS96(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_RS96("bf16.bf16")
+                   : KSEEK_WG_OPS96(d)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
   } else if constexpr (kN == 128) {
     if constexpr (kF16)
       asm volatile(KSEEK_WG_RS128("f16.f16")
@@ -1536,7 +1576,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const u32 (&a)[4], 
                    : KSEEK_WG_OPS128(d)
                    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
   } else {
-    static_assert(kN == 256, "wgmma_rs covers N = 64, 128, 256");
+    static_assert(kN == 256, "wgmma_rs covers N = 64, 80, 96, 128, 256");
     if constexpr (kF16)
       asm volatile(KSEEK_WG_RS256("f16.f16")
                    : KSEEK_WG_OPS256(d)
@@ -1987,7 +2027,7 @@ __device__ __forceinline__ void issue_pv(float (&o)[C::kORegs], const u32 (&p)[C
       }
     } else {
       const u64 db = make_desc(smem_u32(&sm.v[stage][0][kk * 16][0]), kSlabBytes, kSwizzleAtomBytes);
-      wgmma_rs<C::kDV, C::kF16>(o, p[kk], db, 1u);
+      wgmma_rs<C::kDVpv, C::kF16>(*reinterpret_cast<float(*)[C::kDVpv / 2]>(&o[0]), p[kk], db, 1u);
     }
   }
 }
@@ -2499,29 +2539,30 @@ KSEEK_FA3_CASCADE_KERNELS(KSEEK_FA3_CASCADE_DEFINE_KERNELS)
 // d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
 // 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
 // =====================================================================================================================
-#define KSEEK_FA3_WS_KERNELS(X)                      \
-  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0, 64)           \
-  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0, 64)           \
-  X(bf16_d80, 128, 128, 128, 3, 0, 0, 0, 80)         \
-  X(fp16_d80, 128, 128, 128, 3, 1, 0, 0, 80)         \
-  X(bf16_d96, 128, 128, 128, 3, 0, 0, 0, 96)         \
-  X(fp16_d96, 128, 128, 128, 3, 1, 0, 0, 96)         \
-  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0, 128)       \
-  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0, 128)       \
-  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1, 128)        \
-  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0, 192) \
-  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0, 192) \
-  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0, 256)        \
-  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0, 256)        \
-  X(fp8_d256, 256, 256, 64, 2, 1, 1, 1, 256)
+#define KSEEK_FA3_WS_KERNELS(X)                           \
+  X(bf16_d64, 64, 64, 128, 3, 0, 0, 0, 64, 64)            \
+  X(fp16_d64, 64, 64, 128, 3, 1, 0, 0, 64, 64)            \
+  X(bf16_d80, 128, 128, 128, 3, 0, 0, 0, 80, 80)          \
+  X(fp16_d80, 128, 128, 128, 3, 1, 0, 0, 80, 80)          \
+  X(bf16_d96, 128, 128, 128, 3, 0, 0, 0, 96, 96)          \
+  X(fp16_d96, 128, 128, 128, 3, 1, 0, 0, 96, 96)          \
+  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0, 128, 128)       \
+  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0, 128, 128)       \
+  X(fp8_d128, 128, 128, 128, 2, 1, 0, 1, 128, 128)        \
+  X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0, 192, 128) \
+  X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0, 192, 128) \
+  X(bf16_d256, 256, 256, 64, 2, 0, 1, 0, 256, 256)        \
+  X(fp16_d256, 256, 256, 64, 2, 1, 1, 0, 256, 256)        \
+  X(fp8_d256, 256, 256, 64, 2, 1, 1, 1, 256, 256)
 
-#define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK) \
-  ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0, DQK>
+#define KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV) \
+  ::kseek::plugins::attention_fa3::seed::ws::Config<D, DV, BN, ST, (F16) != 0, (CAP) != 0, (FP8) != 0, DQK, DVPV>
 
-#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8, DQK)                                          \
+#define KSEEK_FA3_WS_DEFINE_KERNEL(ename, D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV)                                   \
   extern "C" __global__ void __launch_bounds__(::kseek::plugins::attention_fa3::seed::ws::kThreads, 1)               \
       kseek_fa3_ws_##ename(const __grid_constant__ ::kseek::KernelArgs<::kseek::attention::AttentionProblem> args) { \
-    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK)>(args);   \
+    ::kseek::plugins::attention_fa3::seed::ws::forward<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV)>(   \
+        args);                                                                                                       \
   }
 
 KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_DEFINE_KERNEL)
@@ -2639,21 +2680,21 @@ struct WsChoice {
   bool fp8;  // raw e4m3 boxes without swizzle, widened in the kernel
 };
 
-// The kernel for head dims (d, dv): the first of the list whose S channels and dv hold them with less than one
-// 64-column slab to spare. A d between two layouts (80, 96: the d128 layout) reads its Q/K/V boxes past d, which TMA
-// fills with zeros (bytes still counted by complete_tx), so S and O are exact and the padded channels are never
-// stored; the d80/d96 kernels skip S's zero steps, and the cost left is P V's padded columns.
+// The kernel for head dims (d, dv): the first of the list whose S channels and P V columns hold them, and whose layout
+// has less than one 64-column slab to spare. A d between two layouts (80, 96: the d128 layout) reads its Q/K/V boxes
+// past d, which TMA fills with zeros (bytes still counted by complete_tx), so S and O are exact and the padded channels
+// are never stored; the d80/d96 kernels skip S's zero steps, and the cost left is P V's padded columns.
 __device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, WsChoice& out) {
   // d or dv below 64 would ask for a box wider than the tensor.
   if (d < 64 || dv < 64 || d % 8 != 0 || dv % 8 != 0) return false;
-#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8, DQK)                                              \
-  if (d <= DQK && DQK < d + 64 && dv <= DV && DV < dv + 64 && fp8 == ((FP8) != 0) && (fp8 || f16 == ((F16) != 0)) && \
-      (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) {                                              \
-    out.name = "kseek_fa3_ws_" #ename;                                                                           \
-    out.bn = BN;                                                                                                 \
-    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK)>)) + 1024u; \
-    out.fp8 = (FP8) != 0;                                                                                        \
-    return true;                                                                                                 \
+#define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV)                                             \
+  if (d <= DQK && D < d + 64 && dv <= DVPV && DV < dv + 64 && fp8 == ((FP8) != 0) && (fp8 || f16 == ((F16) != 0)) &&   \
+      (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) {                                                    \
+    out.name = "kseek_fa3_ws_" #ename;                                                                                 \
+    out.bn = BN;                                                                                                       \
+    out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV)>)) + 1024u; \
+    out.fp8 = (FP8) != 0;                                                                                              \
+    return true;                                                                                                       \
   }
   KSEEK_FA3_WS_KERNELS(KSEEK_FA3_WS_MATCH)
 #undef KSEEK_FA3_WS_MATCH
