@@ -372,8 +372,8 @@ TEST(ReferenceCache, StoresOfOneKeyFromTwoProcessesLeaveOneValidEntry) {
   EXPECT_TRUE(loaded.bytes == payload) << "seed " << kSeed;
 }
 
-// The chunks are written at their offsets by several threads: one of them failing (here the file-size limit, in a
-// child so the limit stays there) must leave neither an entry nor a temporary, and say what failed.
+// A write the system refuses part way through (here the file-size limit, in a child so the limit stays there) must
+// leave neither an entry nor a temporary, and say what failed.
 TEST(ReferenceCache, AWriteTheSystemRefusesLeavesNeitherAnEntryNorATemporary) {
   testing::TempFolder folder("kseek-reference-cache");
   const ReferenceCache cache(folder.path(), 1ull << 30);

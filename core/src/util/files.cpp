@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -52,10 +53,11 @@ Result<std::string> read_file(const std::filesystem::path& path) {
 
 namespace {
 
-// Writes `content` to a temporary file beside `path` and fsyncs it, then puts it at `path`: rename() replaces what is
-// there; link() fails with EEXIST instead, which makes the write exclusive. Returns false when `path` existed
-// (exclusive only), true when the content is durably at `path`.
-Result<bool> publish(const std::filesystem::path& path, std::string_view content, bool exclusive) {
+// Writes `pieces` in order to a temporary file beside `path` (fsynced when `durable`), then puts it at `path`: rename()
+// replaces what is there; link() fails with EEXIST instead, which makes the write exclusive. Returns false when `path`
+// existed (exclusive only), true when the content is at `path` (durably when asked).
+Result<bool> publish(const std::filesystem::path& path, std::span<const std::string_view> pieces, bool exclusive,
+                     bool durable) {
   std::error_code ec;
   const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(folder, ec);
@@ -68,7 +70,9 @@ Result<bool> publish(const std::filesystem::path& path, std::string_view content
   if (fd < 0) {
     return make_error(fmt::format("cannot create {}: {}", temporary.string(), errno_text()));
   }
-  const bool written = write_all(fd, content) && ::fsync(fd) == 0;
+  bool written = true;
+  for (const std::string_view piece : pieces) written = written && write_all(fd, piece);
+  written = written && (!durable || ::fsync(fd) == 0);
   const std::string write_error = written ? "" : errno_text();
   ::close(fd);
   if (!written) {
@@ -84,6 +88,7 @@ Result<bool> publish(const std::filesystem::path& path, std::string_view content
     return make_error(fmt::format("cannot {} {} to {}: {}", exclusive ? "link" : "rename", temporary.string(),
                                   path.string(), std::strerror(place_errno)));
   }
+  if (!durable) return true;
   // The new entry is durable only once the folder is on disk.
   int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (folder_fd >= 0) {
@@ -96,15 +101,20 @@ Result<bool> publish(const std::filesystem::path& path, std::string_view content
 }  // namespace
 
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  auto published = publish(path, content, /*exclusive=*/false);
+  auto published = publish(path, std::span(&content, 1), /*exclusive=*/false, /*durable=*/true);
   if (!published) return published.error();
   return Ok{};
 }
 
 Result<bool> write_new_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  return publish(path, content, /*exclusive=*/true);
+  return publish(path, std::span(&content, 1), /*exclusive=*/true, /*durable=*/true);
 }
 
+Result<void> write_cache_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
+  auto published = publish(path, pieces, /*exclusive=*/false, /*durable=*/false);
+  if (!published) return published.error();
+  return Ok{};
+}
 
 ScratchFolder::ScratchFolder(std::string_view prefix) {
   std::error_code ec;

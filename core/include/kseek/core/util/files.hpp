@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,10 @@ Result<void> write_file_atomically(const std::filesystem::path& path, std::strin
 // The same, but never replaces: false when `path` already exists (another writer got there first), true once the
 // content is at `path`.
 Result<bool> write_new_file_atomically(const std::filesystem::path& path, std::string_view content);
+// `pieces` written in order as one file, atomically as above but without the fsyncs: for a cache entry that carries
+// its own digest, which every reader checks, so an entry a crash left torn is a miss. Copying a large payload into
+// one string first, or waiting for the disk, would cost what the cache is there to save.
+Result<void> write_cache_file_atomically(const std::filesystem::path& path, std::span<const std::string_view> pieces);
 
 // A private folder under the temporary directory (mode 0700, named `prefix` plus a unique suffix), removed with
 // everything in it when the object goes. path() is empty when it could not be created: callers say so and stop.
