@@ -42,6 +42,12 @@ fs::path references_folder() {
          "references";
 }
 
+double step_sum(const json& steps) {
+  double sum = 0;
+  for (const auto& [step, seconds] : steps.items()) sum += seconds.get<double>();
+  return sum;
+}
+
 const json& only_scenario(const json& record) {
   static const json kNone = json::object();
   EXPECT_EQ(record.value("status", ""), "COMPLETE") << record.dump(2);
@@ -70,6 +76,17 @@ TEST_F(ReferenceCacheGpuTest, ASecondEvaluationOnTheSameInputsReadsItsReferences
   EXPECT_EQ(first["references"].value("from_cache", -1), 0) << first["references"].dump();
   EXPECT_EQ(first["references"].value("computed", -1), sets) << first["references"].dump();
   EXPECT_EQ(first["references"].value("stored", -1), sets) << "all worth storing: " << first["references"].dump();
+  // Where the store's time went, step by step (the file step is never free: the entry is hashed and written).
+  ASSERT_TRUE(first["references"].contains("cache_store_seconds")) << first["references"].dump();
+  EXPECT_FALSE(first["references"].contains("cache_load_seconds")) << "nothing was loaded";
+  for (const char* step : {"staging", "copy", "file", "wipe"}) {
+    EXPECT_GE(first["references"]["cache_store_seconds"].value(step, -1.0), 0.0) << step;
+  }
+  EXPECT_GT(first["references"]["cache_store_seconds"].value("file", 0.0), 0.0);
+  // The steps split the reference_cache stage: together no more than it (a step counted twice would exceed it).
+  EXPECT_LE(step_sum(first["references"]["cache_store_seconds"]),
+            first["stage_seconds"].value("reference_cache", 0.0) + 1e-3)
+      << first["references"].dump() << " " << first["stage_seconds"].dump();
 
   const json warm = eval_json(args);
   const json& second = only_scenario(warm);
@@ -77,6 +94,12 @@ TEST_F(ReferenceCacheGpuTest, ASecondEvaluationOnTheSameInputsReadsItsReferences
   EXPECT_EQ(second["references"].value("from_cache", -1), sets) << second["references"].dump();
   EXPECT_EQ(second["references"].value("computed", -1), 0) << second["references"].dump();
   EXPECT_GT(second["stage_seconds"].value("reference_cache", 0.0), 0.0) << "loads are charged to reference_cache";
+  ASSERT_TRUE(second["references"].contains("cache_load_seconds")) << second["references"].dump();
+  EXPECT_GT(second["references"]["cache_load_seconds"].value("file", 0.0), 0.0) << "the entry is read and hashed";
+  EXPECT_GT(second["references"]["cache_load_seconds"].value("copy", 0.0), 0.0) << "and copied to the GPU";
+  EXPECT_LE(step_sum(second["references"]["cache_load_seconds"]),
+            second["stage_seconds"].value("reference_cache", 0.0) + 1e-3)
+      << second["references"].dump() << " " << second["stage_seconds"].dump();
   EXPECT_EQ(warm["stage_seconds"]["references"].value("from_cache", -1), sets) << warm["stage_seconds"].dump(2);
 
   const json computed = eval_json(args + " --no-reference-cache");
@@ -84,6 +107,9 @@ TEST_F(ReferenceCacheGpuTest, ASecondEvaluationOnTheSameInputsReadsItsReferences
   EXPECT_EQ(computed["settings"].value("reference_cache", ""), "off (--no-reference-cache)");
   EXPECT_EQ(third["references"].value("from_cache", -1), 0) << third["references"].dump();
   EXPECT_EQ(third["references"].value("computed", -1), sets) << third["references"].dump();
+  EXPECT_FALSE(third["references"].contains("cache_store_seconds") ||
+               third["references"].contains("cache_load_seconds"))
+      << "the cache is off: it took no time";
 
   // Every figure of every set and output, bit for bit: the candidate's errors, the same-precision reference's, the
   // seed's, the bounds. References read back must be the bytes a computation gives.

@@ -57,18 +57,43 @@ TEST(StageSummary, SumsTheReferenceCountsOfTheScenariosThatReportThem) {
       {{"scenario", "B"},
        {"status", "PASSED"},
        {"stage_seconds", {{"references", 2.0}}},
-       {"references", {{"computed", 7}, {"from_cache", 0}, {"stored", 7}, {"note", "a store failed"}}}},
+       {"references",
+        {{"computed", 7},
+         {"from_cache", 0},
+         {"stored", 7},
+         {"note", "a store failed"},
+         {"cache_store_seconds", {{"staging", 1.5}, {"copy", 0.25}, {"file", 2.0}, {"wipe", 0.5}}}}}},
       {{"scenario", "C"}, {"status", "CRASHED"}, {"stage_seconds", {{"setup", 1.0}}}},  // no references reported
+      {{"scenario", "D"},
+       {"status", "PASSED"},
+       {"references",
+        {{"computed", 0},
+         {"from_cache", 2},
+         {"stored", 1},
+         {"cache_store_seconds", {{"staging", 0.5}, {"copy", 0.25}, {"file", 1.0}, {"wipe", 0.25}}},
+         {"cache_load_seconds", {{"staging", 0.125}, {"copy", 0.5}, {"file", 0.75}, {"wipe", 0.125}}}}}},
   });
   const RecordStages s = stage_summary({.scenarios = 5.0, .total = 5.0}, outcomes(scenarios));
   ASSERT_TRUE(s.references);
   EXPECT_EQ(s.references->computed, 11);
-  EXPECT_EQ(s.references->from_cache, 3);
-  EXPECT_EQ(s.references->stored, 8);
+  EXPECT_EQ(s.references->from_cache, 5);
+  EXPECT_EQ(s.references->stored, 9);
+  ASSERT_TRUE(s.references->cache_store_seconds && s.references->cache_load_seconds);
+  EXPECT_DOUBLE_EQ(s.references->cache_store_seconds->at("staging"), 2.0);
+  EXPECT_DOUBLE_EQ(s.references->cache_store_seconds->at("file"), 3.0);
+  EXPECT_DOUBLE_EQ(s.references->cache_load_seconds->at("copy"), 0.5);
   EXPECT_DOUBLE_EQ(s.summed_over_scenarios->at("reference_cache"), 0.25);
   const std::string text = render_stage_summary(s);
-  EXPECT_NE(text.find("references: 11 computed, 3 from the reference cache (8 stored in it)"), std::string::npos)
+  EXPECT_NE(text.find("references: 11 computed, 5 from the reference cache (9 stored in it)"), std::string::npos)
       << text;
+  // Where the cache's time went, step by step, so a slow store names its bound.
+  EXPECT_NE(text.find("reference cache, storing: staging 2.0 s \xC2\xB7 copy 0.5 s \xC2\xB7 file 3.0 s \xC2\xB7 "
+                      "wipe 0.8 s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("reference cache, loading: staging 0.1 s"), std::string::npos) << text;
+  EXPECT_EQ(stage_summary({}, outcomes(json::array({scenarios[0]}))).references->cache_store_seconds, std::nullopt)
+      << "no scenario stored: no store steps";
   EXPECT_FALSE(stage_summary({}, outcomes(json::array({scenarios[2]}))).references) << "none reported: none summed";
 }
 

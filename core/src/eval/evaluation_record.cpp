@@ -131,6 +131,8 @@ void bind_keys(Io& io, ReferenceCounts& v) {
   io("computed", v.computed);
   io("from_cache", v.from_cache);
   io("stored", v.stored);
+  io("cache_load_seconds", v.cache_load_seconds);
+  io("cache_store_seconds", v.cache_store_seconds);
   io.unmodelled(v.unmodelled);
 }
 

@@ -90,6 +90,10 @@ class ScenarioRunner {
     result_["stage_seconds"]["timed_kernels"] = timed_kernel_seconds_;
     result_["references"] = {
         {"computed", references_computed_}, {"from_cache", references_from_cache_}, {"stored", references_stored_}};
+    if (references_from_cache_ + references_stored_ > 0) {
+      if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.to_json();
+      if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.to_json();
+    }
     if (!reference_cache_notes_.empty()) {
       result_["references"]["note"] = fmt::format("{}", fmt::join(reference_cache_notes_, "; "));
     }
@@ -636,8 +640,12 @@ class ScenarioRunner {
   Result<bool> load_references(const ReferenceKey& key, const std::vector<DeviceBuffer>& buffers) {
     StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
     std::span<std::byte> host;
+    auto step = Clock::now();
+    double staging_seconds = 0;
     const ReferenceLookup lookup = reference_cache_.load(key, [&](std::uint64_t bytes) -> std::span<std::byte> {
+      const auto allocating = Clock::now();
       auto staging = session_.host_staging(bytes);
+      staging_seconds = seconds_since(allocating);
       if (!staging) {
         note_reference_cache(staging.error().message);
         return {};
@@ -646,6 +654,9 @@ class ScenarioRunner {
       return host = *staging;
     });
     note_reference_cache(lookup.discarded);
+    cache_load_seconds_.staging += staging_seconds;
+    cache_load_seconds_.file += seconds_since(step) - staging_seconds;
+    step = Clock::now();
     CUresult rc = CUDA_SUCCESS;
     std::uint64_t offset = 0;
     for (std::size_t i = 0; lookup.hit && rc == CUDA_SUCCESS && i < buffers.size(); ++i) {
@@ -653,7 +664,10 @@ class ScenarioRunner {
       offset += buffers[i].bytes;
     }
     if (lookup.hit && rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
+    cache_load_seconds_.copy += seconds_since(step);
+    step = Clock::now();
     session_.wipe_host_staging();
+    cache_load_seconds_.wipe += seconds_since(step);
     if (rc != CUDA_SUCCESS) return make_error(gpu::describe_cuda_error(api_, rc, "copying cached references"));
     return lookup.hit;
   }
@@ -661,7 +675,10 @@ class ScenarioRunner {
   // The buffers copied to host memory and written as one entry; a store that fails is a note, never a verdict.
   void store_references(const ReferenceKey& key, const std::vector<DeviceBuffer>& buffers) {
     StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
+    auto step = Clock::now();
     auto host = session_.host_staging(key.payload_bytes());
+    cache_store_seconds_.staging += seconds_since(step);
+    step = Clock::now();
     if (!host) return note_reference_cache(host.error().message);
     note_staging_memory();
     CUresult rc = CUDA_SUCCESS;
@@ -671,6 +688,8 @@ class ScenarioRunner {
       offset += buffers[i].bytes;
     }
     if (rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
+    cache_store_seconds_.copy += seconds_since(step);
+    step = Clock::now();
     if (rc != CUDA_SUCCESS) {
       note_reference_cache(gpu::describe_cuda_error(api_, rc, "copying references to store them"));
     } else if (auto stored = reference_cache_.store(key, *host); !stored) {
@@ -678,7 +697,10 @@ class ScenarioRunner {
     } else {
       ++references_stored_;
     }
+    cache_store_seconds_.file += seconds_since(step);
+    step = Clock::now();
     session_.wipe_host_staging();
+    cache_store_seconds_.wipe += seconds_since(step);
   }
 
   void note_staging_memory() {
@@ -887,6 +909,15 @@ class ScenarioRunner {
   int references_computed_ = 0;     // record: references.computed, from_cache, stored
   int references_from_cache_ = 0;
   int references_stored_ = 0;
+  // Where the reference cache's time goes (record: references.cache_load_seconds, cache_store_seconds), so what
+  // bounds a load or a store is measured: host staging memory allocated (page-locked), the copy to or from the GPU,
+  // the entry file read or written (hashing included), the host copy wiped.
+  struct CacheSeconds {
+    double staging = 0, copy = 0, file = 0, wipe = 0;
+    nlohmann::json to_json() const { return {{"staging", staging}, {"copy", copy}, {"file", file}, {"wipe", wipe}}; }
+  };
+  CacheSeconds cache_load_seconds_;
+  CacheSeconds cache_store_seconds_;
   std::vector<std::string> reference_cache_notes_;
   StageClock stages_;                // where this scenario's time went (record: stage_seconds)
   double timed_kernel_seconds_ = 0;  // the timed windows alone: what the kernels under test took

@@ -110,15 +110,19 @@ struct MeasuringGpu {
 
 // How a scenario's references (or, summed, an evaluation's) were had: computed by the plugin, or read from the
 // reference cache; how many computed ones were stored in it.
+// Stage name -> seconds (`worker_start`, `setup`, ... `timed_kernels`; `setup`, `correctness`, `timing`, `total`).
+using StageSeconds = std::map<std::string, double>;
+
 struct ReferenceCounts {
   int computed = 0;
   int from_cache = 0;
   int stored = 0;
+  // Where the reference cache's time went, by step (`staging`: page-locked host memory allocated, `copy`: to or from
+  // the GPU, `file`: the entry read or written and hashed, `wipe`: the host copy zeroed); absent when it did nothing.
+  std::optional<StageSeconds> cache_load_seconds;
+  std::optional<StageSeconds> cache_store_seconds;
   nlohmann::json unmodelled = nlohmann::json::object();  // `note`: entries discarded, stores that failed
 };
-
-// Stage name -> seconds (`worker_start`, `setup`, ... `timed_kernels`; `setup`, `correctness`, `timing`, `total`).
-using StageSeconds = std::map<std::string, double>;
 
 struct ScenarioOutcome {
   std::string scenario;  // the id
