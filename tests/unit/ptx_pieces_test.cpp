@@ -264,6 +264,26 @@ TEST(KernelPiece, TheModulesKernelWithItsVariablesDeclaredExtern) {
   EXPECT_FALSE(contains(piece->ptx, "= {104")) << "no definition in a kernel piece";
 }
 
+// nvJitLink's -kernels-used=NAME keeps every kernel whose name begins with NAME: such a kernel is left out of NAME's
+// piece (it has a module of its own), while a kernel NAME does not begin is still an error.
+TEST(KernelPiece, AKernelWhoseNameExtendsTheOneAskedForIsLeftOut) {
+  std::string module = kWriterModule;
+  std::string longer = kReaderModule;
+  longer = longer.substr(longer.find(".visible .entry reader("));
+  for (auto at = longer.find("reader"); at != std::string::npos; at = longer.find("reader", at)) {
+    longer.replace(at, 6, "writer_wide");
+    at += 11;
+  }
+  module += longer;
+  auto piece = kernel_piece(module, "writer");
+  ASSERT_TRUE(piece) << piece.error().message;
+  EXPECT_EQ(piece->kernel, "writer");
+  EXPECT_FALSE(contains(piece->ptx, "writer_wide")) << piece->ptx;
+  auto wide = kernel_piece(module, "writer_wide");
+  ASSERT_FALSE(wide) << "writer does not extend writer_wide: two kernels where one was asked for";
+  EXPECT_TRUE(contains(wide.error().message, "holds kernel writer too")) << wide.error().message;
+}
+
 TEST(KernelPiece, AModuleWithAnotherKernelOrWithoutThisOneIsAnError) {
   auto two = kernel_piece(kModule, "first");
   ASSERT_FALSE(two);
