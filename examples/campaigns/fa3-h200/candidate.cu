@@ -1269,7 +1269,8 @@ struct Config {
   static_assert(kDVpv_ == kDV_ || (kDVpv_ % 16 == 0 && kDVpv_ < kDV_ && kDV_ - kDVpv_ < kSwizzleCols && !kPvPerHalf),
                 "P V's N within the last slab of V, one wgmma per k step");
   static_assert(kDV_ == 64 || kDV_ == 128 || kDV_ == 256, "wgmma N for P V is dv: the wrappers cover 64, 128, 256");
-  static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 256, "wgmma N for Q K^T is kBN: the wrappers cover 64..256");
+  static_assert(kBN_ == 64 || kBN_ == 128 || kBN_ == 192 || kBN_ == 256,
+                "wgmma N for Q K^T is kBN: the wrappers cover 64, 128, 192, 256");
   static_assert(kBN_ % 8 == 0 && kBN_ <= 256, "a TMA box is at most 256 rows; 8-row swizzle atoms");
   static_assert(kStages_ >= 2, "one tile lands while another is consumed");
   static_assert(!kFp8_ || kF16_, "fp8 widens exactly to fp16");
@@ -1465,6 +1466,13 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
   "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
   "%46, %47}"
+// m64n192k16 (S of the d64 kernels' 192-key tiles), f32 accumulator: 96 registers per thread.
+#define KSEEK_WG_D192 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+  "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, " \
+  "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, " \
+  "%65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, " \
+  "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95}"
 // m64n256k16, f32 accumulator: 128 registers per thread (PTX ISA
 // #asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async).
 #define KSEEK_WG_D256                                                                                               \
@@ -1482,6 +1490,7 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
 #define KSEEK_WG_OPS80(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F8(d, 32)
 #define KSEEK_WG_OPS96(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F8(d, 32), KSEEK_WG_F8(d, 40)
 #define KSEEK_WG_OPS128(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32)
+#define KSEEK_WG_OPS192(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32), KSEEK_WG_F32(d, 64)
 #define KSEEK_WG_OPS256(d) KSEEK_WG_F32(d, 0), KSEEK_WG_F32(d, 32), KSEEK_WG_F32(d, 64), KSEEK_WG_F32(d, 96)
 #define KSEEK_WG_SS64(TYPES)                   \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
@@ -1502,6 +1511,9 @@ __device__ __forceinline__ u64 make_desc(u32 smem_addr, u32 lbo_bytes, u32 sbo_b
   "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                           \
   "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPES " " KSEEK_WG_D128 \
   ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+#define KSEEK_WG_SS192(TYPES)                  \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n192k16.f32." TYPES " " KSEEK_WG_D192 ", %96, %97, p, 1, 1, 0, 0;\n}\n"
 #define KSEEK_WG_SS256(TYPES)                   \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
   "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPES " " KSEEK_WG_D256 ", %128, %129, p, 1, 1, 0, 0;\n}\n"
@@ -1525,8 +1537,13 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], u64 desc_a, u64 des
       asm volatile(KSEEK_WG_SS128("f16.f16") : KSEEK_WG_OPS128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
     else
       asm volatile(KSEEK_WG_SS128("bf16.bf16") : KSEEK_WG_OPS128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  } else if constexpr (kN == 192) {
+    if constexpr (kF16)
+      asm volatile(KSEEK_WG_SS192("f16.f16") : KSEEK_WG_OPS192(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+    else
+      asm volatile(KSEEK_WG_SS192("bf16.bf16") : KSEEK_WG_OPS192(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
   } else {
-    static_assert(kN == 256, "wgmma_ss covers N = 64, 128, 256");
+    static_assert(kN == 256, "wgmma_ss covers N = 64, 128, 192, 256");
     if constexpr (kF16)
       asm volatile(KSEEK_WG_SS256("f16.f16") : KSEEK_WG_OPS256(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate));
     else
@@ -2536,18 +2553,21 @@ KSEEK_FA3_CASCADE_KERNELS(KSEEK_FA3_CASCADE_DEFINE_KERNELS)
 // =====================================================================================================================
 // Hopper kernels: name suffix, head dim (== dv), keys per tile, ring stages, fp16 (1) or bf16 (0), softcap (1), fp8
 // (1), and the channels S reduces over (d80/d96: the d128 layout, whose S steps past d would only add TMA's zeros).
-// d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB). d64: 128 keys, 3 stages. d256: 64 keys,
+// d128: 2 x 64 query rows x 128 keys, 2 stages (Q 32 KiB + K/V 128 KiB; a third stage measured 0.7-1.1 % slower on
+// the d80-d128 rows, 2026-12-04). d64: 192 or 128 keys, 3 stages (choose_ws_kernel says which). d256: 64 keys,
 // 2 stages (Q 64 KiB + K/V 128 KiB); only the d256 kernels apply a softcap (both softcapped case-study rows are d256).
 // =====================================================================================================================
 #define KSEEK_FA3_WS_KERNELS(X)                           \
+  X(bf16_d64_n192, 64, 64, 192, 3, 0, 0, 0, 64, 64)       \
+  X(fp16_d64_n192, 64, 64, 192, 3, 1, 0, 0, 64, 64)       \
   X(bf16_d64, 64, 64, 128, 3, 0, 0, 0, 64, 64)            \
   X(fp16_d64, 64, 64, 128, 3, 1, 0, 0, 64, 64)            \
-  X(bf16_d80, 128, 128, 128, 3, 0, 0, 0, 80, 80)          \
-  X(fp16_d80, 128, 128, 128, 3, 1, 0, 0, 80, 80)          \
-  X(bf16_d96, 128, 128, 128, 3, 0, 0, 0, 96, 96)          \
-  X(fp16_d96, 128, 128, 128, 3, 1, 0, 0, 96, 96)          \
-  X(bf16_d128, 128, 128, 128, 3, 0, 0, 0, 128, 128)       \
-  X(fp16_d128, 128, 128, 128, 3, 1, 0, 0, 128, 128)       \
+  X(bf16_d80, 128, 128, 128, 2, 0, 0, 0, 80, 80)          \
+  X(fp16_d80, 128, 128, 128, 2, 1, 0, 0, 80, 80)          \
+  X(bf16_d96, 128, 128, 128, 2, 0, 0, 0, 96, 96)          \
+  X(fp16_d96, 128, 128, 128, 2, 1, 0, 0, 96, 96)          \
+  X(bf16_d128, 128, 128, 128, 2, 0, 0, 0, 128, 128)       \
+  X(fp16_d128, 128, 128, 128, 2, 1, 0, 0, 128, 128)       \
   X(fp8_d128, 128, 128, 128, 2, 1, 0, 1, 128, 128)        \
   X(bf16_d192_dv128, 192, 128, 128, 2, 0, 0, 0, 192, 128) \
   X(fp16_d192_dv128, 192, 128, 128, 2, 1, 0, 0, 192, 128) \
@@ -2683,13 +2703,15 @@ struct WsChoice {
 // The kernel for head dims (d, dv): the first of the list whose S channels and P V columns hold them, and whose layout
 // has less than one 64-column slab to spare. A d between two layouts (80, 96: the d128 layout) reads its Q/K/V boxes
 // past d, which TMA fills with zeros (bytes still counted by complete_tx), so S and O are exact and the padded channels
-// are never stored; the d80/d96 kernels skip S's zero steps, and the cost left is P V's padded columns.
-__device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, WsChoice& out) {
+// are never stored; the d80/d96 kernels skip S's zero steps and run P V at N = 80/96, so what is left is the boxes'
+// zero fill in shared memory. Kernels whose key tile exceeds `max_bn` are passed over (d64: the 192-key tiles).
+__device__ __forceinline__ bool choose_ws_kernel(int d, int dv, bool f16, bool fp8, bool softcap, int max_bn,
+                                                 WsChoice& out) {
   // d or dv below 64 would ask for a box wider than the tensor.
   if (d < 64 || dv < 64 || d % 8 != 0 || dv % 8 != 0) return false;
 #define KSEEK_FA3_WS_MATCH(ename, D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV)                                             \
   if (d <= DQK && D < d + 64 && dv <= DVPV && DV < dv + 64 && fp8 == ((FP8) != 0) && (fp8 || f16 == ((F16) != 0)) &&   \
-      (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV))) {                                                    \
+      (!softcap || (CAP) != 0) && (!fp8 || (d == D && dv == DV)) && (BN) <= max_bn) {                                  \
     out.name = "kseek_fa3_ws_" #ename;                                                                                 \
     out.bn = BN;                                                                                                       \
     out.smem = static_cast<unsigned>(sizeof(Smem<KSEEK_FA3_WS_CFG(D, DV, BN, ST, F16, CAP, FP8, DQK, DVPV)>)) + 1024u; \
@@ -2719,6 +2741,24 @@ __device__ __forceinline__ void request_map(TensorMapRequest& m, unsigned tensor
   m.reserved = 0;
 }
 
+// The d64 kernels' 192-key tiles (A/B 2026-12-04 against 128 keys, H200, one input seed): H05 (causal, 4 x 8192 keys)
+// 1.019x; H24 (64 x 1500 keys) 0.978x and H06 (a 128-key window) 0.815x lost. Fewer, longer tiles pay where sequences
+// are long: a short one spends more of its time filling and draining the pipeline, and a narrow window masks most of a
+// wide tile. So: at least 4096 keys per sequence on average (total_k / batch: a paged cache counts its pages), no
+// window narrower than 4096 keys, and pages that tile a 192-key tile (else the 128-key kernel, which they do tile, takes
+// the problem rather than the seed).
+__device__ __forceinline__ bool wide_key_tiles_pay(const AttentionProblem& pr) {
+  constexpr int kWide = 192;
+  if (pr.batch <= 0 || pr.total_k / pr.batch < 4096) return false;
+  if ((pr.window_left >= 0 && pr.window_left < 4096) || (!pr.causal && pr.window_right >= 0 && pr.window_right < 4096))
+    return false;
+  if (pr.paged) {
+    const int bs = pr.block_size;
+    if (bs <= 0 || (bs < kWide ? kWide % bs != 0 : bs % kWide != 0) || kWide / (bs < kWide ? bs : kWide) > 32) return false;
+  }
+  return true;
+}
+
 // Fills `plan` (already zeroed, abi_version set) and returns true when the stage (a) path takes the problem.
 __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   const int hq = pr.num_heads_q, hkv = pr.num_heads_kv;
@@ -2737,7 +2777,7 @@ __device__ bool make_ws_plan(const AttentionProblem& pr, LaunchPlan* plan) {
   const bool mixed = mixed_batch(pr);
   WsChoice wc{};
   if (!choose_ws_kernel(pr.head_dim, pr.head_dim_v, pr.dtype_qkv == attention::kDTypeFP16, fp8, pr.softcap > 0.0f,
-                        wc)) {
+                        wide_key_tiles_pay(pr) ? 192 : 128, wc)) {
     return false;
   }
   // TMA: every global stride a multiple of 16 bytes; boxes of at most 256 rows.
