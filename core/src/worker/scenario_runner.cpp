@@ -90,10 +90,8 @@ class ScenarioRunner {
     result_["stage_seconds"]["timed_kernels"] = timed_kernel_seconds_;
     result_["references"] = {
         {"computed", references_computed_}, {"from_cache", references_from_cache_}, {"stored", references_stored_}};
-    if (references_from_cache_ + references_stored_ > 0) {
-      if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.to_json();
-      if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.to_json();
-    }
+    if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.to_json();
+    if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.to_json();
     if (!reference_cache_notes_.empty()) {
       result_["references"]["note"] = fmt::format("{}", fmt::join(reference_cache_notes_, "; "));
     }

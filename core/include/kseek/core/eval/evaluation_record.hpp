@@ -108,11 +108,11 @@ struct MeasuringGpu {
   nlohmann::json unmodelled = nlohmann::json::object();
 };
 
-// How a scenario's references (or, summed, an evaluation's) were had: computed by the plugin, or read from the
-// reference cache; how many computed ones were stored in it.
 // Stage name -> seconds (`worker_start`, `setup`, ... `timed_kernels`; `setup`, `correctness`, `timing`, `total`).
 using StageSeconds = std::map<std::string, double>;
 
+// How a scenario's references (or, summed, an evaluation's) were had: computed by the plugin, or read from the
+// reference cache; how many computed ones were stored in it.
 struct ReferenceCounts {
   int computed = 0;
   int from_cache = 0;
