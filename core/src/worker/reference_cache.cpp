@@ -285,10 +285,13 @@ Result<void> ReferenceCache::store(const ReferenceKey& key, std::span<const std:
                     double(header.size() + payload.size()) / double(1ull << 30)));
   }
   // Hashed in parallel chunks, written with one write() after the header. Writing the chunks at their offsets from
-  // the hashing threads was measured on an H200 machine (2026-12-03): 89 entries stored in 17.0 s that way against
-  // 16.1 s this way, so the copy into the page cache is not what bounds a store.
+  // the hashing threads was no faster on an H200 machine (2026-12-03: 89 entries in 17.0 s that way, 16.1 s this way),
+  // although writing is what bounds a store (2026-12-04: 10.3 of 15.6 s for 88 entries, 22.1 GB; the record's
+  // references.cache_store_seconds).
   const auto chunk_digests = chunk_digests_of(payload);
-  if (!chunk_digests) return make_error("reference cache: the payload could not be hashed");
+  if (!chunk_digests) {
+    return make_error(fmt::format("reference cache: the payload of {} could not be hashed", entry_path(key).string()));
+  }
   header.replace(kDigestOffset, kDigestChars, entry_digest(header, *chunk_digests));
   const std::array<std::string_view, 2> pieces = {header,
                                                   {reinterpret_cast<const char*>(payload.data()), payload.size()}};

@@ -909,7 +909,8 @@ class ScenarioRunner {
   int references_stored_ = 0;
   // Where the reference cache's time goes (record: references.cache_load_seconds, cache_store_seconds), so what
   // bounds a load or a store is measured: host staging memory allocated (page-locked), the copy to or from the GPU,
-  // the entry file read or written (hashing included), the host copy wiped.
+  // the entry file read or written (hashing, and for a store the free-space check and the eviction, included), the
+  // host copy wiped. Loads are reported when one hit; lookups that missed stay in the reference_cache stage alone.
   struct CacheSeconds {
     double staging = 0, copy = 0, file = 0, wipe = 0;
     nlohmann::json to_json() const { return {{"staging", staging}, {"copy", copy}, {"file", file}, {"wipe", wipe}}; }

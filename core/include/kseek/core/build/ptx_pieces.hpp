@@ -47,7 +47,7 @@ struct KernelModule {
 
 // The piece of `kernel` in `module` (split_ptx_by_kernel's piece for it: the module's variables as `.extern`). Kernels
 // whose names extend `kernel` are left out (nvJitLink keeps them beside it); an error names the kernel when the module
-// defines any other kernel, or not this one.
+// defines another kernel whose name does not extend it, or not this one.
 Result<PtxPiece> kernel_piece(std::string_view module, const std::string& kernel);
 
 // The one piece that defines the variables of every module (what split_ptx_by_kernel's variables piece is for one

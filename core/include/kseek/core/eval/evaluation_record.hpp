@@ -108,7 +108,8 @@ struct MeasuringGpu {
   nlohmann::json unmodelled = nlohmann::json::object();
 };
 
-// Stage name -> seconds (`worker_start`, `setup`, ... `timed_kernels`; `setup`, `correctness`, `timing`, `total`).
+// Stage or step name -> seconds (`worker_start`, `setup`, ... `timed_kernels`; `setup`, `correctness`, `timing`,
+// `total`; the reference cache's `staging`, `copy`, `file`, `wipe`).
 using StageSeconds = std::map<std::string, double>;
 
 // How a scenario's references (or, summed, an evaluation's) were had: computed by the plugin, or read from the
