@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "kseek/core/build/compile_diagnostics.hpp"
+#include "kseek/core/build/ptxas_report.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/table.hpp"
 
@@ -63,6 +64,7 @@ void print_build(const CandidateBuild& build, const std::filesystem::path& file,
                      fmt::format("{} B", k.static_shared_bytes), std::to_string(k.barriers)});
     }
     std::cout << table.render({1, 2, 3, 4, 5, 6});
+    std::cout << format_ptxas_notes(group_ptxas_notes(build.compile.kernels), "");
   }
   std::cout << fmt::format("constraints: {} names inspected, no violation\n", build.constraints.names_inspected);
 }

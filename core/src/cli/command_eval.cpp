@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "eval_progress.hpp"
 #include "kseek/core/app/evaluation_use_case.hpp"
+#include "kseek/core/build/ptxas_report.hpp"
 #include "kseek/core/campaign/campaign.hpp"
 #include "kseek/core/eval/evaluator.hpp"
 #include "kseek/core/eval/stage_summary.hpp"
@@ -55,6 +56,18 @@ std::vector<std::string> table_row(const ScenarioOutcome& r) {
           detail};
 }
 
+// The record's kernels as the build's, their names and ptxas notes only: what group_ptxas_notes reads.
+std::vector<KernelResources> ptxas_notes_of(const std::vector<BuiltKernel>& kernels) {
+  std::vector<KernelResources> out;
+  for (const auto& k : kernels) {
+    KernelResources resources;
+    resources.kernel = k.kernel;
+    if (k.ptxas_notes) resources.ptxas_notes = *k.ptxas_notes;
+    out.push_back(std::move(resources));
+  }
+  return out;
+}
+
 // What `kseek eval` prints for people: builds, the GPU, the scenario table, the geomean, where the time went.
 void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& table) {
   for (const auto& b : record.builds.value_or(std::vector<RecordedBuild>{})) {
@@ -72,6 +85,7 @@ void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& t
     }
     std::cout << fmt::format("build {:<22} {:<20} {}{}\n", b.role, to_string(b.status), resources,
                              b.message.value_or(""));
+    if (b.kernels) std::cout << format_ptxas_notes(group_ptxas_notes(ptxas_notes_of(*b.kernels)), "  ");
   }
   if (record.environment && record.environment->name) {
     const auto& env = *record.environment;

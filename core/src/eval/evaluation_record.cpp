@@ -216,6 +216,7 @@ void bind_keys(Io& io, BuiltKernel& v) {
   io("registers", v.registers);
   io("spill_store_bytes", v.spill_store_bytes);
   io("spill_load_bytes", v.spill_load_bytes);
+  io("ptxas_notes", v.ptxas_notes);
   io.unmodelled(v.unmodelled);
 }
 

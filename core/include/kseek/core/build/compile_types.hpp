@@ -49,6 +49,9 @@ struct KernelResources {
   std::uint64_t spill_load_bytes = 0;
   std::uint64_t static_shared_bytes = 0;
   std::uint64_t constant_bytes = 0;  // cmem[0]: the kernel's parameter bank and friends
+  // ptxas's notes on code it did not make as written (e.g. "C7514: ... wgmma.mma_async instructions are serialized
+  // ..."), and its warnings: each one line, the code first, without the kernel's name.
+  std::vector<std::string> ptxas_notes;
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 

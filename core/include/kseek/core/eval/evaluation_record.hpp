@@ -199,6 +199,7 @@ struct BuiltKernel {
   int registers = 0;
   std::uint64_t spill_store_bytes = 0;
   std::uint64_t spill_load_bytes = 0;
+  std::optional<std::vector<std::string>> ptxas_notes;  // code ptxas did not make as written (absent: older records)
   nlohmann::json unmodelled = nlohmann::json::object();  // the other ptxas figures
 };
 
