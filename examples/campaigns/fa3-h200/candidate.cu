@@ -1261,6 +1261,10 @@ struct Config {
   static constexpr int kSRegs = kBN_ / 2;          // f32 S accumulator registers per thread (m64 x kBN)
   static constexpr int kORegs = kDV_ / 2;          // f32 O accumulator registers per thread (m64 x dv)
   static constexpr int kPSteps = kBN_ / 16;        // k16 steps of P V (each holds 4 packed registers of P)
+  // The 16-bit epilogue goes through shared memory (stmatrix, then 16-byte row pieces) where the staging fits: 16 rows
+  // of dv + 8 columns per consumer warp (the 8 keep stmatrix's eight row addresses on eight bank groups).
+  static constexpr bool kStageO = !kFp8_ && kD_ <= 128;
+  static constexpr int kStagePitch = kDV_ + 8;
   static constexpr u32 kQBytes = kBM * kD_ * 2;    // one Q tile, every byte counted by complete_tx
   static constexpr u32 kKBytes = kBN_ * kD_ * 2;   // one K tile
   static constexpr u32 kVBytes = kBN_ * kDV_ * 2;  // one V tile
@@ -1297,6 +1301,7 @@ struct alignas(1024) Smem {
   alignas(1024) u16 q[C::kHalves][kBM][kSwizzleCols];                  // [d/64, BM rows, 64] Q of one head
   alignas(1024) u16 k[C::kStages][C::kHalves][C::kBN][kSwizzleCols];   // [stages, d/64, BN keys, 64] K ring
   alignas(1024) u16 v[C::kStages][C::kHalvesV][C::kBN][kSwizzleCols];  // [stages, dv/64, BN keys, 64] V ring
+  alignas(128) u16 o_stage[C::kStageO ? kConsumerWarps : 1][16][C::kStageO ? C::kStagePitch : 8];  // per warp
   alignas(8) u64 full_q;               // Q landed (tx-count barrier, one producer arrival)
   alignas(8) u64 full_k[C::kStages];   // K tile of a slot landed
   alignas(8) u64 full_v[C::kStages];   // V tile of a slot landed
@@ -1373,6 +1378,15 @@ __device__ __forceinline__ void tma_load_4d(u32 dst, const void* map, u32 bar, i
       "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
 }
+// PTX ISA: stmatrix (#warp-level-matrix-instructions-stmatrix): four 8x8 16-bit matrices, register j of each lane
+// holding row lane / 4, columns 2 (lane % 4) and + 1 of matrix j (the mma accumulator layout); lane l gives the
+// address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1),
+               "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // PTX ISA: setmaxnreg (#miscellaneous-instructions-setmaxnreg): warpgroup-wide register reallocation; needs
 // __launch_bounds__(threads, 1) and no relocatable device code, or ptxas ignores it (C7508 / C7504).
 template <int kRegs>
@@ -2161,6 +2175,62 @@ __device__ __forceinline__ uint4 quad_transpose(u32 a0, u32 a1, u32 a2, u32 a3, 
   return make_uint4(pick(t4), pick(t4 ^ 1), pick(t4 ^ 2), pick(t4 ^ 3));
 }
 
+// The 16-bit epilogue through shared memory: each warp scales and packs its 16 rows of O, writes them with stmatrix
+// into its own staging rows (the accumulator layout is stmatrix's), then every lane copies 16-byte pieces of whole rows
+// to global memory. Fewer instructions per item than the quad transpose (a per-item cost: ncu, H01 against H03).
+template <class C>
+__device__ __forceinline__ void store_staged(const AttentionProblem& pr, Smem<C>& sm, const Work& w, int wgc,
+                                             const float (&o)[C::kORegs], const float (&m_run)[2],
+                                             const float (&l_run)[2], float exp_mult, float v_scale) {
+  const int lane = threadIdx.x & 31, warp_in_wg = (threadIdx.x >> 5) & 3;
+  float factor[2];
+#pragma unroll
+  for (int hf = 0; hf < 2; ++hf) {
+    float l = l_run[hf];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
+    float o_mult = 1.0f, sum = l;
+    if (pr.has_sinks) {
+      const float sink2 = pr.sinks[w.h] * kLog2e;
+      const float big = fmaxf(m_post, sink2);
+      o_mult = fast_exp2(m_post - big);
+      sum = l * o_mult + fast_exp2(sink2 - big);
+    }
+    factor[hf] = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
+  }
+  const bool f16 = pr.dtype_o == attention::kDTypeFP16;
+  u16(*stage)[C::kStagePitch] = sm.o_stage[wgc * 4 + warp_in_wg];
+  const int mi = lane >> 3, rr = lane & 7;  // this lane's stmatrix address: row rr of matrix mi
+#pragma unroll
+  for (int k = 0; k < C::kDV / 16; ++k) {  // 16 columns: n-tiles 2k (matrices 0, 1) and 2k + 1 (2, 3)
+    u32 r[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float a = o[8 * k + 2 * j] * factor[j & 1], b = o[8 * k + 2 * j + 1] * factor[j & 1];
+      r[j] = f16 ? pack_half2<true>(a, b) : pack_half2<false>(a, b);
+    }
+    stmatrix_x4(smem_u32(&stage[rr + 8 * (mi & 1)][16 * k + 8 * (mi >> 1)]), r[0], r[1], r[2], r[3]);
+  }
+  __syncwarp();
+  constexpr int kChunks = C::kDV / 8;      // 16-byte pieces per row
+  constexpr int kRowsPerPass = 32 / kChunks;
+  const int chunk = lane % kChunks;
+  const int row0 = w.row0 + wgc * kRowsPerWG + warp_in_wg * 16;
+#pragma unroll
+  for (int pass = 0; pass < 16 / kRowsPerPass; ++pass) {
+    const int row = pass * kRowsPerPass + lane / kChunks;
+    const int tok = row0 + row;
+    if (tok < w.sq && 8 * chunk < pr.head_dim_v) {
+      const uint4 piece = *reinterpret_cast<const uint4*>(&stage[row][8 * chunk]);
+      u16* dst = static_cast<u16*>(pr.o) + (static_cast<i64>(w.q_start) + tok) * pr.o_row_stride +
+                 static_cast<i64>(w.h) * pr.o_head_stride + 8 * chunk;
+      *reinterpret_cast<uint4*>(dst) = piece;
+    }
+  }
+  __syncwarp();  // every lane read the staging rows before this warp's next epilogue writes them
+}
+
 // Consumer warpgroup wgc (0 or 1), item j: rows row0 + 64 wgc .. + 63 of the item; `it0` counts the K/V tiles of the
 // CTA's earlier items (the ring's slot and phase go on from there).
 template <class C>
@@ -2290,13 +2360,16 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
   // dv 256: the d256 kernels ran 17 % slower with it (A/B 2026-12-03, H07/H08), their registers being the tightest.
   const bool wide_ok = C::kDV <= 128 && pr.dtype_o != attention::kDTypeFP32 && pr.head_dim_v % 32 == 0 &&
                        aligned_to(pr.o, pr.o_row_stride, pr.o_head_stride, 0, 2, 16);
+  if constexpr (C::kStageO) {
+    if (wide_ok) store_staged<C>(pr, sm, w, wgc, o, m_run, l_run, exp_mult, v_scale);
+  }
 #pragma unroll
   for (int hf = 0; hf < 2; ++hf) {
     float l = l_run[hf];
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
     const int tok = tok0 + 8 * hf;
-    if (wide_ok) {  // every lane shuffles; rows past the sequence skip only the store
+    if (!C::kStageO && wide_ok) {  // every lane shuffles; rows past the sequence skip only the store
       const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
       float o_mult = 1.0f, sum = l;
       if (pr.has_sinks) {
