@@ -189,11 +189,23 @@ TEST(LtoBuild, AKernelThatPtxasRejectsIsNamedInTheError) {
   EXPECT_FALSE(out.ptx.empty()) << "the pieces made stay for the constraint checker";
 }
 
-// A kernel that reads a wgmma's accumulator before the wait: ptxas injects a wait (C7517) and says so. Every pipeline
-// must carry that note to the kernel it names (it cost a campaign a GPU call when `kseek build` did not show it).
+// A kernel that reads a wgmma's accumulator before the wait: ptxas injects a wait (C7517) and says so, naming the
+// function. Every pipeline must carry that note to the kernel it names, and a helper's note (a function that is not
+// an entry) to the one kernel of its piece where the pipeline assembles kernels apart, else to the build; the kernel
+// beside them gets none (a campaign lost a GPU call when `kseek build` showed no such note).
 TEST(LtoBuild, EveryPipelineCarriesPtxasNotesToTheKernelTheyName) {
   const std::string source = R"(
-extern "C" __global__ void serialized(float* out, unsigned long long da, unsigned long long db) {
+__device__ __noinline__ float helper_reads_early(float* out, unsigned long long da, unsigned long long db) {
+  float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, 1, 1, 1, 0, 0;\n"
+               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "l"(da), "l"(db));
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+  out[threadIdx.x] = d0;
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  return d1 + d2 + d3;
+}
+extern "C" __global__ void reads_before_wait(float* out, unsigned long long da, unsigned long long db) {
   float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
   asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, 1, 1, 1, 0, 0;\n"
@@ -203,19 +215,35 @@ extern "C" __global__ void serialized(float* out, unsigned long long da, unsigne
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   out[threadIdx.x + 128] = d1 + d2 + d3;
 }
+extern "C" __global__ void calls_helper(float* out, unsigned long long da, unsigned long long db) {
+  out[threadIdx.x + 256] = helper_reads_early(out, da, db);
+}
 extern "C" __global__ void clean(float* out) { out[threadIdx.x] = 1.0f; }
 )";
+  const auto has_c7517 = [](const std::vector<std::string>& notes, bool helper) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) {
+      return n.rfind("C7517: ", 0) == 0 && (n.find("helper_reads_early") != std::string::npos) == helper;
+    });
+  };
   for (const auto pipeline : {BuildPipeline::kWholeProgram, BuildPipeline::kPerKernel, BuildPipeline::kLinkTimeOptimized}) {
     BuildService service{std::nullopt};
     const auto out = service.compile(plain_request(source, pipeline));
     ASSERT_EQ(out.status, Status::kOk) << out.error;
     const auto kernels = test::resources_by_kernel(out.kernels);
-    ASSERT_EQ(kernels.count("serialized"), 1u);
+    ASSERT_EQ(kernels.count("reads_before_wait"), 1u);
+    ASSERT_EQ(kernels.count("calls_helper"), 1u);
     ASSERT_EQ(kernels.count("clean"), 1u);
-    const auto& notes = kernels.at("serialized").ptxas_notes;
-    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.rfind("C7517: ", 0) == 0; }))
-        << "pipeline " << static_cast<int>(pipeline) << ": " << nlohmann::json(notes).dump();
-    EXPECT_TRUE(kernels.at("clean").ptxas_notes.empty()) << nlohmann::json(kernels.at("clean").ptxas_notes).dump();
+    const std::string what = "pipeline " + std::to_string(static_cast<int>(pipeline)) + ": kernels " +
+                             nlohmann::json(out.kernels).dump() + ", build " + nlohmann::json(out.ptxas_notes).dump();
+    EXPECT_TRUE(has_c7517(kernels.at("reads_before_wait").ptxas_notes, false)) << what;
+    EXPECT_TRUE(kernels.at("clean").ptxas_notes.empty()) << what;
+    // The helper's note: its kernel's where each kernel is assembled alone, the build's in one whole program.
+    if (pipeline == BuildPipeline::kWholeProgram) {
+      EXPECT_TRUE(has_c7517(out.ptxas_notes, true)) << what;
+    } else {
+      EXPECT_TRUE(has_c7517(kernels.at("calls_helper").ptxas_notes, true)) << what;
+      EXPECT_TRUE(out.ptxas_notes.empty()) << what;
+    }
   }
 }
 

@@ -38,54 +38,79 @@ TEST(PtxasReport, ReadsEveryEntryFunction) {
 
 TEST(PtxasReport, NothingReportedIsNothingInvented) { EXPECT_TRUE(parse_ptxas_report("").empty()); }
 
-// ptxas 13.0's own lines (H200 campaign draft, 2026-12-04): coded notes name their function and may come before that
-// function's entry line; a warning that names none belongs to the entry announced last.
-constexpr const char* kPtxasNotesLog =
+// ptxas 13.0's lines in the order it prints them: every coded note and warning before the entries' lines. A note
+// that names an entry is that entry's; one that names none, or a function that is not an entry, belongs to the one
+// entry of its piece's log (the per-kernel pipelines put kPtxasPieceMarker before each piece), else to the build.
+constexpr const char* kWholeProgramNotesLog =
     "ptxas info    : (C7517) warpgroup.wait is injected in around line 681058 by compiler to allow use of registers "
     "defined by GMMA in function 'combine'\n"
-    "ptxas info    : Compiling entry function 'attn_fwd' for 'sm_90a'\n"
+    "ptxas info    : (C7517) warpgroup.wait is injected in around line 912 by compiler to allow use of registers "
+    "defined by GMMA in function 'combine'\n"
     "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma "
     "instructions reading accumulator registers of  a wgmma between start and end of the pipeline stage in the "
     "function 'attn_fwd'\n"
     "ptxas warning : Value of threads per SM for entry attn_fwd is out of range. .minnctapersm will be ignored\n"
+    "ptxas /tmp/kseek-ptxas-1/0.ptx, line 9; warning : Instruction 'vote' without '.sync' is deprecated\n"
+    "ptxas info    : (C7517) warpgroup.wait is injected in around line 40 by compiler to allow use of registers "
+    "defined by GMMA in function '_Z6helperPfyy'\n"
+    "ptxas info    : Compiling entry function 'attn_fwd' for 'sm_90a'\n"
     "ptxas info    : Used 168 registers, used 1 barriers\n"
     "ptxas info    : Compiling entry function 'combine' for 'sm_90a'\n"
-    "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma "
-    "instructions reading accumulator registers of  a wgmma between start and end of the pipeline stage in the "
-    "function 'combine'\n"
     "ptxas info    : Used 32 registers, used 0 barriers\n";
 
-TEST(PtxasReport, NotesGoToTheKernelTheyNameElseTheEntryAnnouncedLast) {
-  const auto kernels = parse_ptxas_report(kPtxasNotesLog);
-  ASSERT_EQ(kernels.size(), 2u);
-  const std::string serialized =
-      "C7514: Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma instructions "
-      "reading accumulator registers of a wgmma between start and end of the pipeline stage";
-  ASSERT_EQ(kernels[0].ptxas_notes.size(), 2u);
-  EXPECT_EQ(kernels[0].ptxas_notes[0], serialized);
-  EXPECT_EQ(kernels[0].ptxas_notes[1],
-            "warning: Value of threads per SM for entry attn_fwd is out of range. .minnctapersm will be ignored");
-  // The note printed before combine's entry names combine: it is combine's, not attn_fwd's; no PTX line number.
-  ASSERT_EQ(kernels[1].ptxas_notes.size(), 2u);
-  EXPECT_EQ(kernels[1].ptxas_notes[0],
-            "C7517: warpgroup.wait is injected by compiler to allow use of registers defined by GMMA");
-  EXPECT_EQ(kernels[1].ptxas_notes[1], serialized);
-  EXPECT_EQ(kernels[1].registers, 32);
+const std::string kSerialized =
+    "C7514: Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma instructions "
+    "reading accumulator registers of a wgmma between start and end of the pipeline stage";
+const std::string kInjected = "C7517: warpgroup.wait is injected by compiler to allow use of registers defined by GMMA";
+
+TEST(PtxasReport, NotesGoToTheEntryTheyNameAndUnnamedOnesOfAWholeProgramToTheBuild) {
+  const auto report = parse_ptxas(kWholeProgramNotesLog);
+  ASSERT_EQ(report.kernels.size(), 2u);
+  EXPECT_EQ(report.kernels[0].kernel, "attn_fwd");
+  EXPECT_EQ(report.kernels[0].ptxas_notes,
+            (std::vector<std::string>{
+                kSerialized, "warning: Value of threads per SM is out of range. .minnctapersm will be ignored"}));
+  // Two injections at different PTX lines are one note; the line numbers are gone.
+  EXPECT_EQ(report.kernels[1].ptxas_notes, std::vector<std::string>{kInjected});
+  EXPECT_EQ(report.kernels[1].registers, 32);
+  // Named by no entry and printed before every entry: the build's, never the last or next kernel's.
+  EXPECT_EQ(report.other_notes, (std::vector<std::string>{"warning: Instruction 'vote' without '.sync' is deprecated",
+                                                          kInjected + " (function _Z6helperPfyy)"}));
+}
+
+TEST(PtxasReport, AnUnnamedNoteBelongsToTheOneEntryOfItsPiece) {
+  const std::string log = std::string(kPtxasPieceMarker) + "the module-scope variables\n" +
+                          "ptxas warning : Something about the variables piece\n" + std::string(kPtxasPieceMarker) +
+                          "kernel attn_fwd\n" +
+                          "ptxas info    : (C7517) warpgroup.wait is injected in around line 40 by compiler to allow "
+                          "use of registers defined by GMMA in function '_Z6helperPfyy'\n"
+                          "ptxas info    : Compiling entry function 'attn_fwd' for 'sm_90a'\n"
+                          "ptxas info    : Used 168 registers, used 1 barriers\n" +
+                          std::string(kPtxasPieceMarker) + "kernel combine\n" +
+                          "ptxas info    : Compiling entry function 'combine' for 'sm_90a'\n"
+                          "ptxas info    : Used 32 registers, used 0 barriers\n";
+  const auto report = parse_ptxas(log);
+  ASSERT_EQ(report.kernels.size(), 2u);
+  EXPECT_EQ(report.kernels[0].ptxas_notes, std::vector<std::string>{kInjected + " (function _Z6helperPfyy)"});
+  EXPECT_EQ(report.kernels[0].registers, 168);
+  EXPECT_TRUE(report.kernels[1].ptxas_notes.empty());
+  EXPECT_EQ(report.other_notes, std::vector<std::string>{"warning: Something about the variables piece"});
 }
 
 TEST(PtxasReport, NotesAreGroupedAcrossKernelsForPrinting) {
-  std::vector<KernelResources> kernels;
-  for (const char* name : {"k1", "k2", "k3", "k4", "k5"}) kernels.push_back({.kernel = name, .ptxas_notes = {"C7514: x"}});
-  kernels[2].ptxas_notes.push_back("C7517: y");
-  kernels.push_back({.kernel = "clean"});
+  std::vector<KernelNotes> kernels;
+  for (const char* name : {"k1", "k2", "k3", "k4", "k5"}) kernels.push_back({name, {"C7514: x"}});
+  kernels[2].notes.push_back("C7517: y");
+  kernels.push_back({"clean", {}});
   const auto groups = group_ptxas_notes(kernels);
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].note, "C7514: x");
   EXPECT_EQ(groups[0].kernels.size(), 5u);
   EXPECT_EQ(groups[1].kernels, std::vector<std::string>{"k3"});
-  EXPECT_EQ(format_ptxas_notes(groups, "  "),
-            "  ptxas C7514: x (kernels k1, k2, k3 and 2 more)\n  ptxas C7517: y (kernel k3)\n");
-  EXPECT_EQ(format_ptxas_notes(group_ptxas_notes({{.kernel = "clean"}}), "  "), "");
+  EXPECT_EQ(format_ptxas_notes(groups, {"warning: z"}, "  "),
+            "  ptxas C7514: x (kernels k1, k2, k3 and 2 more)\n  ptxas C7517: y (kernel k3)\n"
+            "  ptxas warning: z (kernel not named)\n");
+  EXPECT_EQ(format_ptxas_notes(group_ptxas_notes({{"clean", {}}}), {}, "  "), "");
 }
 
 TEST(CompileDiagnostics, LocatesErrorsInSourceAndHeaders) {

@@ -150,6 +150,7 @@ nlohmann::json to_json(const CandidateBuild& build) {
       {"build_seconds", build.compile.seconds},
       {"cubin_bytes", build.compile.cubin.size()},
       {"kernels", build.compile.kernels},
+      {"ptxas_notes", build.compile.ptxas_notes},
       {"diagnostics", diagnostics},
       {"violations", build.constraints.violations},
       {"names_inspected", build.constraints.names_inspected},

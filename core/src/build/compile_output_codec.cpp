@@ -19,6 +19,7 @@ std::string encode_compile_output(const CompileOutput& output) {
       {"status", to_string(output.status)}, {"error", output.error},          {"ptx_bytes", output.ptx.size()},
       {"cubin_bytes", output.cubin.size()}, {"log_bytes", output.log.size()}, {"payload_sha256", sha256_hex(payload)},
       {"kernels", output.kernels},          {"options", output.options},      {"nvrtc_version", output.nvrtc_version},
+      {"ptxas_notes", output.ptxas_notes},
       {"cache_key", output.cache_key},      {"seconds", output.seconds}};
   std::string bytes;
   bytes.reserve(kMagic.size() + payload.size() + 1024);
@@ -52,6 +53,7 @@ Result<CompileOutput> decode_compile_output(std::string_view bytes) {
     out.cubin = std::string(payload.substr(ptx_size, cubin_size));
     out.log = std::string(payload.substr(ptx_size + cubin_size, log_size));
     header.at("kernels").get_to(out.kernels);
+    header.at("ptxas_notes").get_to(out.ptxas_notes);
     header.at("options").get_to(out.options);
     header.at("nvrtc_version").get_to(out.nvrtc_version);
     header.at("cache_key").get_to(out.cache_key);

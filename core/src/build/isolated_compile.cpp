@@ -189,7 +189,9 @@ CompileOutput compile_per_kernel(const CompileRequest& request, std::uint64_t me
     out.stages.kernels.push_back({(*pieces)[i].kernel, 0.0, assembled->cpu_seconds[i]});
   }
   out.log += assembled->log;
-  out.kernels = parse_ptxas_report(assembled->log);
+  auto report = parse_ptxas(assembled->log);
+  out.kernels = std::move(report.kernels);
+  out.ptxas_notes = std::move(report.other_notes);
   return link_in_child(request, memory_cap_bytes, started, deadline, assembled->objects, std::move(out));
 }
 
@@ -264,7 +266,9 @@ CompileOutput compile_link_time_optimized(const CompileRequest& request, std::ui
   }
   if (!made) return fail(back_end_error(request, made.error().message));
   out.log += assembled.log;
-  out.kernels = parse_ptxas_report(assembled.log);
+  auto report = parse_ptxas(assembled.log);
+  out.kernels = std::move(report.kernels);
+  out.ptxas_notes = std::move(report.other_notes);
   return link_in_child(request, memory_cap_bytes, started, deadline, assembled.objects, std::move(out));
 }
 

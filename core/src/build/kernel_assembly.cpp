@@ -20,6 +20,7 @@
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
+#include "kseek/core/build/ptxas_report.hpp"
 #include "kseek/core/util/files.hpp"
 
 namespace kseek {
@@ -212,6 +213,7 @@ Result<AssembledKernels> assemble_kernels(const fs::path& ptxas, const std::vect
     auto object = read_file(scratch.path() / fmt::format("{}.o", i));
     if (!object) return make_error(fmt::format("ptxas left no object for {}", piece_label(pieces[i])));
     out.objects.push_back(std::move(*object));
+    out.log += fmt::format("{}{}\n", kPtxasPieceMarker, piece_label(pieces[i]));  // parse_ptxas's piece boundary
     out.log += logs[i];
   }
   out.cpu_seconds = std::move(cpu_seconds);
@@ -391,6 +393,7 @@ class LtoChains {
       auto object = read_file(path(piece, "o"));
       if (!object) return make_error(fmt::format("ptxas left no object for {}", label(piece)));
       out.objects.push_back(std::move(*object));
+      out.log += fmt::format("{}{}\n", kPtxasPieceMarker, label(piece));  // parse_ptxas's piece boundary
       out.log += logs_[piece];
       out.times.push_back(times_[piece]);
     }

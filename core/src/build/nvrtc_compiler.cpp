@@ -285,7 +285,9 @@ CompileOutput run_nvrtc(const CompileRequest& request, std::vector<std::string> 
     return finish(Status::kCompileError, fmt::format("the cubin of {} is {} bytes, over the cap of {} bytes",
                                                      request.source.name, size, request.max_cubin_bytes));
   }
-  out.kernels = parse_ptxas_report(out.log);
+  auto report = parse_ptxas(out.log);
+  out.kernels = std::move(report.kernels);
+  out.ptxas_notes = std::move(report.other_notes);
   return finish(Status::kOk, "");
 }
 

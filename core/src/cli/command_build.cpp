@@ -64,7 +64,9 @@ void print_build(const CandidateBuild& build, const std::filesystem::path& file,
                      fmt::format("{} B", k.static_shared_bytes), std::to_string(k.barriers)});
     }
     std::cout << table.render({1, 2, 3, 4, 5, 6});
-    std::cout << format_ptxas_notes(group_ptxas_notes(build.compile.kernels), "");
+    std::vector<KernelNotes> notes;
+    for (const auto& k : build.compile.kernels) notes.push_back({k.kernel, k.ptxas_notes});
+    std::cout << format_ptxas_notes(group_ptxas_notes(notes), build.compile.ptxas_notes, "");
   }
   std::cout << fmt::format("constraints: {} names inspected, no violation\n", build.constraints.names_inspected);
 }

@@ -56,16 +56,20 @@ std::vector<std::string> table_row(const ScenarioOutcome& r) {
           detail};
 }
 
-// The record's kernels as the build's, their names and ptxas notes only: what group_ptxas_notes reads.
-std::vector<KernelResources> ptxas_notes_of(const std::vector<BuiltKernel>& kernels) {
-  std::vector<KernelResources> out;
-  for (const auto& k : kernels) {
-    KernelResources resources;
-    resources.kernel = k.kernel;
-    if (k.ptxas_notes) resources.ptxas_notes = *k.ptxas_notes;
-    out.push_back(std::move(resources));
+// A recorded build's ptxas notes as `kseek eval` prints them under its build line (records before 2026-12-04 have
+// none).
+std::string ptxas_notes_text(const RecordedBuild& build) {
+  std::vector<KernelNotes> kernels;
+  for (const auto& k : build.kernels.value_or(std::vector<BuiltKernel>{})) {
+    kernels.push_back({k.kernel, k.ptxas_notes.value_or(std::vector<std::string>{})});
   }
-  return out;
+  std::vector<std::string> build_notes;
+  if (const auto it = build.unmodelled.find("ptxas_notes"); it != build.unmodelled.end() && it->is_array()) {
+    for (const auto& note : *it) {
+      if (note.is_string()) build_notes.push_back(note.get<std::string>());
+    }
+  }
+  return format_ptxas_notes(group_ptxas_notes(kernels), build_notes, "  ");
 }
 
 // What `kseek eval` prints for people: builds, the GPU, the scenario table, the geomean, where the time went.
@@ -85,7 +89,7 @@ void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& t
     }
     std::cout << fmt::format("build {:<22} {:<20} {}{}\n", b.role, to_string(b.status), resources,
                              b.message.value_or(""));
-    if (b.kernels) std::cout << format_ptxas_notes(group_ptxas_notes(ptxas_notes_of(*b.kernels)), "  ");
+    std::cout << ptxas_notes_text(b);
   }
   if (record.environment && record.environment->name) {
     const auto& env = *record.environment;

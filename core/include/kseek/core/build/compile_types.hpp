@@ -72,7 +72,8 @@ struct CompileOutput {
   std::string ptx;  // present even when ptxas failed, if the front end succeeded
   std::string cubin;
   std::vector<KernelResources> kernels;
-  std::vector<std::string> options;  // the complete NVRTC option list used
+  std::vector<std::string> ptxas_notes;  // ptxas's notes that name no kernel of the build (kernels[].ptxas_notes: theirs)
+  std::vector<std::string> options;      // the complete NVRTC option list used
   std::string nvrtc_version;
   std::string cache_key;
   bool cache_hit = false;
