@@ -1279,6 +1279,9 @@ struct Config {
   static_assert(kStages_ >= 2, "one tile lands while another is consumed");
   static_assert(!kFp8_ || kF16_, "fp8 widens exactly to fp16");
   static_assert(!kFp8_ || (kD_ % 16 == 0 && kDV_ % 16 == 0), "fp8 rows widen 16 bytes at a time");
+  // fp8: raw K and V tiles in flight. Two where shared memory holds them (d128: Q 32 KiB, K/V 128 KiB, raw 64 KiB), so
+  // TMA's latency hides behind the widening of the tile before; one at d256 (its fp16 slabs alone take 192 KiB).
+  static constexpr int kRawStages = kFp8_ && kD_ <= 128 ? 2 : 1;
 };
 
 struct Work {
@@ -1307,12 +1310,13 @@ struct alignas(1024) Smem {
   alignas(8) u64 full_v[C::kStages];   // V tile of a slot landed
   alignas(8) u64 empty_k[C::kStages];  // every consumer warp's S wgmma finished reading a slot's K
   alignas(8) u64 empty_v[C::kStages];  // every consumer warp's P V wgmma finished reading a slot's V
-  // fp8 only (one row otherwise): the raw K/V bytes TMA writes, row-major and unswizzled, one tile deep; the converter
-  // threads widen them into k / v above (and Q straight from global memory into q: no room for a raw Q at d256).
-  alignas(128) u8 k_raw[C::kFp8 ? C::kBN : 1][C::kD];
-  alignas(128) u8 v_raw[C::kFp8 ? C::kBN : 1][C::kDV];
-  alignas(8) u64 raw_k_full, raw_v_full;    // TMA landed raw bytes (tx-count, one producer arrival)
-  alignas(8) u64 raw_k_empty, raw_v_empty;  // every converter thread has read a raw tile
+  // fp8 only (one row otherwise): the raw K/V bytes TMA writes, row-major and unswizzled, kRawStages tiles deep; the
+  // converter threads widen them into k / v above (and Q straight from global memory into q: no room for a raw Q at
+  // d256).
+  alignas(128) u8 k_raw[C::kRawStages][C::kFp8 ? C::kBN : 1][C::kD];
+  alignas(128) u8 v_raw[C::kRawStages][C::kFp8 ? C::kBN : 1][C::kDV];
+  alignas(8) u64 raw_k_full[C::kRawStages], raw_v_full[C::kRawStages];    // TMA landed raw bytes (tx, one arrival)
+  alignas(8) u64 raw_k_empty[C::kRawStages], raw_v_empty[C::kRawStages];  // every converter thread read a raw tile
   // Persistent schedule: Q is reloaded per work item once every consumer warp's last S wgmma of the previous item
   // retired; the producer publishes item numbers through a two-slot ring.
   alignas(8) u64 empty_q;        // every consumer warp's last S wgmma of an item retired: Q may be replaced
@@ -1805,14 +1809,18 @@ __device__ __forceinline__ bool take_item(Smem<C>& sm, int j, Work& w) {
   return w.b >= 0;
 }
 
-// fp8: TMA brings the raw rows of one K or V tile (box {d, 1, rows}, no swizzle) into the one-deep raw buffer once the
-// converter warps have read the previous tile out of it.
+// fp8: TMA brings the raw rows of K or V tile t (box {d, 1, rows}, no swizzle) into raw slot t % kRawStages once the
+// converter warps have read tile t - kRawStages out of it.
 template <class C, int kCols>
-__device__ __forceinline__ void load_raw_tile(u8 (&dst)[C::kBN][kCols], const void* map, u32 full, u32 empty, int t,
-                                              const Work& w, bool paged, int row, int boxes, int rpb, int in_page,
-                                              int page) {
+__device__ __forceinline__ void load_raw_tile(u8 (&raw)[C::kRawStages][C::kBN][kCols], const void* map,
+                                              const u64 (&fulls)[C::kRawStages], const u64 (&empties)[C::kRawStages],
+                                              int t, const Work& w, bool paged, int row, int boxes, int rpb,
+                                              int in_page, int page) {
   const int lane = threadIdx.x & 31;
-  if (t >= 1) mbar_wait(empty, static_cast<u32>((t - 1) & 1));  // WAR: the converters read tile t - 1 out of it
+  const int slot = t % C::kRawStages, round = t / C::kRawStages;
+  u8(&dst)[C::kBN][kCols] = raw[slot];
+  const u32 full = smem_u32(&fulls[slot]), empty = smem_u32(&empties[slot]);
+  if (round >= 1) mbar_wait(empty, static_cast<u32>((round - 1) & 1));  // WAR: tile t - kRawStages was read
   if (lane == 0) mbar_arrive_expect_tx(full, static_cast<u32>(C::kBN * kCols));
   __syncwarp();
   if (paged) {
@@ -1824,18 +1832,24 @@ __device__ __forceinline__ void load_raw_tile(u8 (&dst)[C::kBN][kCols], const vo
 
 // fp8: 16 e4m3 bytes of row r (16-column unit u of the raw row) -> 16 fp16 in the 128B-swizzled slab layout the TMA of
 // the 16-bit kernels writes (16-byte chunk c of a slab row r lands at chunk c ^ (r % 8)). e4m3 -> fp16 is exact.
+// Each converter thread keeps one 16-byte column unit and walks the rows kConverterThreads / units apart, so its loop
+// is a pointer step and a two-value swizzle (ncu on H12, 2026-12-04: the first version's per-unit division and index
+// math made the converters the bound, the consumers waiting on widened K for a fifth of their samples).
 template <int kRows, int kCols, int kSlabs>
 __device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&slabs)[kSlabs][kRows][kSwizzleCols],
                                            int ct) {
   constexpr int kUnitsPerRow = kCols / 16;
-#pragma unroll 1
-  for (int idx = ct; idx < kRows * kUnitsPerRow; idx += kConverterThreads) {
-    const int r = idx / kUnitsPerRow, u = idx - r * kUnitsPerRow;
-    const uint4 bytes = *reinterpret_cast<const uint4*>(&raw[r][16 * u]);
-    const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;  // the first of two chunks
-    u8* dst_row = reinterpret_cast<u8*>(&slabs[slab][r][0]);
-    *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
-    *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
+  static_assert(kConverterThreads % kUnitsPerRow == 0, "every converter thread keeps one column unit");
+  constexpr int kRowStep = kConverterThreads / kUnitsPerRow;
+  const int u = ct % kUnitsPerRow, r0 = ct / kUnitsPerRow;
+  const int chunk = ((16 * u) % kSwizzleCols) / 8;  // the first of the unit's two 16-byte chunks
+  const u8* src = &raw[r0][16 * u];
+  u8* dst = reinterpret_cast<u8*>(&slabs[(16 * u) / kSwizzleCols][r0][0]);
+#pragma unroll 2
+  for (int r = r0; r < kRows; r += kRowStep, src += kRowStep * kCols, dst += kRowStep * kSwizzleCols * 2) {
+    const uint4 bytes = *reinterpret_cast<const uint4*>(src);
+    *reinterpret_cast<uint4*>(dst + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
+    *reinterpret_cast<uint4*>(dst + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
   }
 }
 
@@ -1844,31 +1858,44 @@ __device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&
 template <class C>
 __device__ __forceinline__ void widen_q(Smem<C>& sm, const AttentionProblem& pr, const Work& w, int ct) {
   constexpr int kUnitsPerRow = C::kD / 16;
+  static_assert(kConverterThreads % kUnitsPerRow == 0, "every converter thread keeps one column unit");
+  constexpr int kRowStep = kConverterThreads / kUnitsPerRow;
+  // Loads in flight per thread: the first version had one, and its global-load latency, paid once per row, kept the
+  // converters from the item's first K/V tiles (ncu on H12, 2026-12-04: the largest converter stall).
+  constexpr int kBatch = 2;
   const u8* q = static_cast<const u8*>(pr.q);
   const bool vec = (reinterpret_cast<unsigned long long>(q) & 15ull) == 0;
+  const int u = ct % kUnitsPerRow, r0 = ct / kUnitsPerRow;
+  const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;
 #pragma unroll 1
-  for (int idx = ct; idx < kBM * kUnitsPerRow; idx += kConverterThreads) {
-    const int r = idx / kUnitsPerRow, u = idx - r * kUnitsPerRow;
-    const int tok = w.row0 + r;
-    uint4 bytes = make_uint4(0u, 0u, 0u, 0u);
-    if (tok < w.sq) {
+  for (int rb = r0; rb < kBM; rb += kBatch * kRowStep) {
+    uint4 bytes[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = rb + i * kRowStep, tok = w.row0 + r;
+      bytes[i] = make_uint4(0u, 0u, 0u, 0u);
+      if (r >= kBM || tok >= w.sq) continue;
       const u8* src =
           q + static_cast<i64>(w.q_start + tok) * pr.q_row_stride + static_cast<i64>(w.h) * pr.q_head_stride + 16 * u;
       if (vec) {
-        bytes = *reinterpret_cast<const uint4*>(src);
+        bytes[i] = *reinterpret_cast<const uint4*>(src);
       } else {
         u32 word[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j)
           word[j] =
               u32(src[4 * j]) | (u32(src[4 * j + 1]) << 8) | (u32(src[4 * j + 2]) << 16) | (u32(src[4 * j + 3]) << 24);
-        bytes = make_uint4(word[0], word[1], word[2], word[3]);
+        bytes[i] = make_uint4(word[0], word[1], word[2], word[3]);
       }
     }
-    const int slab = (16 * u) / kSwizzleCols, chunk = ((16 * u) % kSwizzleCols) / 8;
-    u8* dst_row = reinterpret_cast<u8*>(&sm.q[slab][r][0]);
-    *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
-    *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes.z, bytes.w);
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = rb + i * kRowStep;
+      if (r >= kBM) break;
+      u8* dst_row = reinterpret_cast<u8*>(&sm.q[slab][r][0]);
+      *reinterpret_cast<uint4*>(dst_row + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes[i].x, bytes[i].y);
+      *reinterpret_cast<uint4*>(dst_row + 16 * ((chunk + 1) ^ (r & 7))) = widen_e4m3x8(bytes[i].z, bytes[i].w);
+    }
   }
 }
 
@@ -1889,17 +1916,19 @@ __device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr)
     mbar_arrive(smem_u32(&sm.full_q));
     for (int t = 0; t < w.n_tiles; ++t, ++it) {
       const int stage = it % C::kStages, round = it / C::kStages;
-      mbar_wait(smem_u32(&sm.raw_k_full), static_cast<u32>(it & 1));
+      const int slot = it % C::kRawStages;
+      const u32 raw_phase = static_cast<u32>((it / C::kRawStages) & 1);
+      mbar_wait(smem_u32(&sm.raw_k_full[slot]), raw_phase);
       if (it >= C::kStages) mbar_wait(smem_u32(&sm.empty_k[stage]), static_cast<u32>((round - 1) & 1));
-      widen_tile(sm.k_raw, sm.k[stage], ct);
+      widen_tile(sm.k_raw[slot], sm.k[stage], ct);
       fence_proxy_async();
-      mbar_arrive(smem_u32(&sm.raw_k_empty));
+      mbar_arrive(smem_u32(&sm.raw_k_empty[slot]));
       mbar_arrive(smem_u32(&sm.full_k[stage]));
-      mbar_wait(smem_u32(&sm.raw_v_full), static_cast<u32>(it & 1));
+      mbar_wait(smem_u32(&sm.raw_v_full[slot]), raw_phase);
       if (it >= C::kStages) mbar_wait(smem_u32(&sm.empty_v[stage]), static_cast<u32>((round - 1) & 1));
-      widen_tile(sm.v_raw, sm.v[stage], ct);
+      widen_tile(sm.v_raw[slot], sm.v[stage], ct);
       fence_proxy_async();
-      mbar_arrive(smem_u32(&sm.raw_v_empty));
+      mbar_arrive(smem_u32(&sm.raw_v_empty[slot]));
       mbar_arrive(smem_u32(&sm.full_v[stage]));
     }
   }
@@ -1930,10 +1959,8 @@ __device__ __forceinline__ void produce_item(Smem<C>& sm, const Work& w, const A
     // left the consumers waiting on K at the top of each iteration with a 2-deep ring.
     const int row = w.k_start + n * C::kBN;
     if constexpr (C::kFp8) {
-      load_raw_tile<C>(sm.k_raw, map_k, smem_u32(&sm.raw_k_full), smem_u32(&sm.raw_k_empty), it, w, pr.paged, row,
-                       boxes, rpb, in_page, page);
-      load_raw_tile<C>(sm.v_raw, map_v, smem_u32(&sm.raw_v_full), smem_u32(&sm.raw_v_empty), it, w, pr.paged, row,
-                       boxes, rpb, in_page, page);
+      load_raw_tile<C>(sm.k_raw, map_k, sm.raw_k_full, sm.raw_k_empty, it, w, pr.paged, row, boxes, rpb, in_page, page);
+      load_raw_tile<C>(sm.v_raw, map_v, sm.raw_v_full, sm.raw_v_empty, it, w, pr.paged, row, boxes, rpb, in_page, page);
       continue;
     }
     if constexpr (kTensor == 0) {
@@ -2175,6 +2202,30 @@ __device__ __forceinline__ uint4 quad_transpose(u32 a0, u32 a1, u32 a2, u32 a3, 
   return make_uint4(pick(t4), pick(t4 ^ 1), pick(t4 ^ 2), pick(t4 ^ 3));
 }
 
+// One output row's normaliser: the quad's share of l summed, the row's m in base-2 logits, and a sink (problem.h: one
+// more logit per head, no value row) joined to the denominator only. O is multiplied by `factor`; `big` and `sum` give
+// the row's LSE (base 2: big + log2 sum).
+struct RowNorm {
+  float factor, big, sum;
+};
+__device__ __forceinline__ RowNorm row_norm(const AttentionProblem& pr, const Work& w, float m_run, float l_part,
+                                            float exp_mult, float v_scale) {
+  float l = l_part;
+  l += __shfl_xor_sync(0xffffffffu, l, 1);
+  l += __shfl_xor_sync(0xffffffffu, l, 2);
+  const float m_post = m_run == neg_inf() ? neg_inf() : m_run * exp_mult;
+  RowNorm r{0.0f, m_post, l};
+  float o_mult = 1.0f;
+  if (pr.has_sinks) {
+    const float sink2 = pr.sinks[w.h] * kLog2e;
+    r.big = fmaxf(m_post, sink2);
+    o_mult = fast_exp2(m_post - r.big);
+    r.sum = l * o_mult + fast_exp2(sink2 - r.big);
+  }
+  r.factor = r.sum > 0.0f ? o_mult * v_scale * fast_rcp(r.sum) : 0.0f;
+  return r;
+}
+
 // The 16-bit epilogue through shared memory: each warp scales and packs its 16 rows of O, writes them with stmatrix
 // into its own staging rows (the accumulator layout is stmatrix's), then every lane copies 16-byte pieces of whole rows
 // to global memory. Fewer instructions per item than the quad transpose (a per-item cost: ncu, H01 against H03).
@@ -2183,22 +2234,8 @@ __device__ __forceinline__ void store_staged(const AttentionProblem& pr, Smem<C>
                                              const float (&o)[C::kORegs], const float (&m_run)[2],
                                              const float (&l_run)[2], float exp_mult, float v_scale) {
   const int lane = threadIdx.x & 31, warp_in_wg = (threadIdx.x >> 5) & 3;
-  float factor[2];
-#pragma unroll
-  for (int hf = 0; hf < 2; ++hf) {
-    float l = l_run[hf];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
-    float o_mult = 1.0f, sum = l;
-    if (pr.has_sinks) {
-      const float sink2 = pr.sinks[w.h] * kLog2e;
-      const float big = fmaxf(m_post, sink2);
-      o_mult = fast_exp2(m_post - big);
-      sum = l * o_mult + fast_exp2(sink2 - big);
-    }
-    factor[hf] = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
-  }
+  const float factor[2] = {row_norm(pr, w, m_run[0], l_run[0], exp_mult, v_scale).factor,
+                           row_norm(pr, w, m_run[1], l_run[1], exp_mult, v_scale).factor};
   const bool f16 = pr.dtype_o == attention::kDTypeFP16;
   u16(*stage)[C::kStagePitch] = sm.o_stage[wgc * 4 + warp_in_wg];
   const int mi = lane >> 3, rr = lane & 7;  // this lane's stmatrix address: row rr of matrix mi
@@ -2365,20 +2402,10 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
   }
 #pragma unroll
   for (int hf = 0; hf < 2; ++hf) {
-    float l = l_run[hf];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const RowNorm norm = row_norm(pr, w, m_run[hf], l_run[hf], exp_mult, v_scale);  // every lane: it shuffles
+    const float factor = norm.factor;
     const int tok = tok0 + 8 * hf;
-    if (!C::kStageO && wide_ok) {  // every lane shuffles; rows past the sequence skip only the store
-      const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
-      float o_mult = 1.0f, sum = l;
-      if (pr.has_sinks) {
-        const float sink2 = pr.sinks[w.h] * kLog2e;
-        const float big = fmaxf(m_post, sink2);
-        o_mult = fast_exp2(m_post - big);
-        sum = l * o_mult + fast_exp2(sink2 - big);
-      }
-      const float factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
+    if (!C::kStageO && wide_ok) {  // rows past the sequence skip only the store
       const bool f16 = pr.dtype_o == attention::kDTypeFP16;
       const i64 qrow = static_cast<i64>(w.q_start) + tok;
       u16* row = static_cast<u16*>(pr.o) + qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
@@ -2397,16 +2424,6 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
     }
     if (tok >= w.sq) continue;  // rows past the sequence (or Q) were computed on other or zero rows: never stored
     const i64 qrow = static_cast<i64>(w.q_start) + tok;
-    // m in base-2 logits; a sink (problem.h: one more logit per head, no value row) joins the denominator only.
-    const float m_post = m_run[hf] == neg_inf() ? neg_inf() : m_run[hf] * exp_mult;
-    float big = m_post, sum = l, o_mult = 1.0f;
-    if (pr.has_sinks) {
-      const float sink2 = pr.sinks[w.h] * kLog2e;
-      big = fmaxf(m_post, sink2);
-      o_mult = fast_exp2(m_post - big);
-      sum = l * o_mult + fast_exp2(sink2 - big);
-    }
-    const float factor = sum > 0.0f ? o_mult * v_scale * fast_rcp(sum) : 0.0f;
     const i64 base = qrow * pr.o_row_stride + static_cast<i64>(w.h) * pr.o_head_stride;
 #pragma unroll
     for (int i = 0; i < C::kDV / 8; ++i) {
@@ -2416,7 +2433,7 @@ __device__ __forceinline__ void consume_item(const Args& args, Smem<C>& sm, cons
                      pr.dtype_o, pair_ok);
     }
     if (pr.return_lse && t4 == 0) {
-      const float lse2 = sum > 0.0f ? big + fast_log2(sum) : neg_inf();
+      const float lse2 = norm.sum > 0.0f ? norm.big + fast_log2(norm.sum) : neg_inf();
       pr.lse[static_cast<i64>(w.h) * pr.lse_head_stride + qrow] = lse2 == neg_inf() ? neg_inf() : lse2 * kLn2;
     }
   }
@@ -2457,10 +2474,13 @@ __device__ __forceinline__ void forward(const Args& args) {
     const u32 v_arrivals = C::kFp8 ? kConverterThreads : C::kPartsV;
     mbar_init(smem_u32(&sm.full_q), slab_arrivals);
     if constexpr (C::kFp8) {
-      mbar_init(smem_u32(&sm.raw_k_full), 1);
-      mbar_init(smem_u32(&sm.raw_v_full), 1);
-      mbar_init(smem_u32(&sm.raw_k_empty), kConverterThreads);
-      mbar_init(smem_u32(&sm.raw_v_empty), kConverterThreads);
+#pragma unroll
+      for (int st = 0; st < C::kRawStages; ++st) {
+        mbar_init(smem_u32(&sm.raw_k_full[st]), 1);
+        mbar_init(smem_u32(&sm.raw_v_full[st]), 1);
+        mbar_init(smem_u32(&sm.raw_k_empty[st]), kConverterThreads);
+        mbar_init(smem_u32(&sm.raw_v_empty[st]), kConverterThreads);
+      }
     }
 #pragma unroll
     for (int st = 0; st < C::kStages; ++st) {
