@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -157,6 +158,65 @@ TEST(CampaignEngine, StagnationByTimeFiresOncePerWindow) {
   EXPECT_EQ(step(c, later), Names{"stagnation"});
   EXPECT_EQ(step(c, later + std::chrono::minutes(10)), Names{}) << "once per 60-minute window";
   EXPECT_EQ(step(c, later + std::chrono::minutes(62)), Names{"stagnation"});
+}
+
+std::string utc(Clock::time_point t) {
+  const std::time_t seconds = Clock::to_time_t(t);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+LogRecord record_at(std::size_t line, std::string type, Clock::time_point t, nlohmann::json fields = {}) {
+  fields["type"] = std::move(type);
+  fields["time"] = utc(t);
+  return log_record(line, std::move(fields));
+}
+
+TEST(CampaignEngine, WorkingTimeLeavesOutTheGapsThatEndWhereAnAgentSessionStarts) {
+  const auto t0 = Clock::now() - std::chrono::hours(20);
+  const std::vector<LogRecord> log = {
+      record_at(1, "evaluation", t0),
+      record_at(2, "question", t0 + std::chrono::minutes(30)),
+      record_at(3, "hook", t0 + std::chrono::minutes(570), {{"hook", "session-start"}, {"session_id", "b"}}),
+      record_at(4, "hook", t0 + std::chrono::minutes(575), {{"hook", "post-tool"}, {"session_id", "b"}}),
+  };
+  const WorkingTime w = working_time(log, t0, t0 + std::chrono::minutes(590));
+  EXPECT_NEAR(w.minutes, 30.0 + 5.0 + 15.0, 0.05);
+  EXPECT_NEAR(w.between_sessions, 540.0, 0.05);
+  // A record past `now` or before `since` moves nothing; without session starts the wall clock stays.
+  const WorkingTime plain = working_time({log[0], log[1], log[3]}, t0, t0 + std::chrono::minutes(590));
+  EXPECT_NEAR(plain.minutes, 590.0, 0.05);
+  EXPECT_EQ(plain.between_sessions, 0.0);
+}
+
+TEST(CampaignEngine, StagnationByTimeCountsNoTimeBetweenAgentSessions) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  EXPECT_EQ(step(c), Names{"start"});
+  f.evaluate(passing(1.0), 1.0);
+  EXPECT_EQ(step(c), Names{});
+  auto log = c.read_log();
+  ASSERT_TRUE(log.ok());
+  const auto next_session = Clock::now() + std::chrono::hours(9);
+  auto records = log->records;
+  records.push_back(record_at(records.size() + 1, "hook", next_session,
+                              {{"hook", "session-start"}, {"session_id", "next"}, {"decision", "inject"}}));
+  auto names = [&](const std::vector<LogRecord>& r, Clock::time_point now) {
+    Names out;
+    for (const auto& e : pending_events(c.config(), r, now)) out.push_back(e.name);
+    return out;
+  };
+  EXPECT_EQ(names(records, next_session + std::chrono::minutes(10)), Names{})
+      << "nine hours between sessions are not an hour without progress";
+  const auto events = pending_events(c.config(), records, next_session + std::chrono::minutes(61));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].name, "stagnation");
+  EXPECT_NE(events[0].detail.find("between agent sessions not counted"), std::string::npos) << events[0].detail;
+  EXPECT_EQ(names(log->records, next_session + std::chrono::minutes(10)), Names{"stagnation"})
+      << "without a session record the wall clock counts, as before";
 }
 
 QuestionPack pack(std::string id, std::optional<std::string> arch, std::vector<Question> items) {

@@ -149,6 +149,23 @@ std::string scenario_jumps(const std::vector<EvaluationSummary>& evals, double f
 
 }  // namespace
 
+WorkingTime working_time(const std::vector<LogRecord>& log, SystemClock::time_point since, SystemClock::time_point now) {
+  using Minutes = std::chrono::duration<double, std::ratio<60>>;
+  WorkingTime t;
+  SystemClock::time_point previous = since;
+  for (const auto& r : log) {
+    const auto at = parse_utc_timestamp(r.time);
+    if (!at || *at <= previous || *at > now) continue;
+    const double gap = Minutes(*at - previous).count();
+    // The gap before a session starts is the time between sessions (the last session's tail past its last record is
+    // left out with it: a session that ends records nothing).
+    (r.type == "hook" && r.hook == "session-start" ? t.between_sessions : t.minutes) += gap;
+    previous = *at;
+  }
+  t.minutes += Minutes(now - previous).count();
+  return t;
+}
+
 bool is_improvement(const EvaluationSummary& e, double best, double best_high, double min_improvement) {
   if (!e.all_passed || !e.geomean) return false;
   return *e.geomean >= best * (1.0 + min_improvement) && e.geomean_low.value_or(*e.geomean) > best_high;
@@ -227,13 +244,19 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
     }
     const bool raised_now =
         std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "stagnation"; });
-    const double minutes = std::chrono::duration<double, std::ratio<60>>(now - *since).count();
-    if (!raised_now && minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
-      events.push_back(
-          {"stagnation",
-           fmt::format("{:.0f} minutes without a gain beyond the noise or a goal term newly met (best geomean {:.4f})",
-                       minutes, p.best),
-           0});
+    // Counted in working time: every time-based event of a multi-session campaign (fa3-h200, evaluations 6, 11, 17)
+    // fired at the first evaluation after a break, on the hours nobody worked.
+    const WorkingTime worked = working_time(log, *since, now);
+    if (!raised_now && worked.minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
+      const std::string left_out =
+          worked.between_sessions >= 1.0
+              ? fmt::format("; {:.0f} minutes between agent sessions not counted", worked.between_sessions)
+              : "";
+      events.push_back({"stagnation",
+                        fmt::format("{:.0f} minutes without a gain beyond the noise or a goal term newly met (best "
+                                    "geomean {:.4f}{})",
+                                    worked.minutes, p.best, left_out),
+                        0});
     }
   }
   return events;

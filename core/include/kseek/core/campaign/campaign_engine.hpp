@@ -32,6 +32,16 @@ struct CampaignEvent {
 // at least `min_improvement` above the best, and its interval clears the best's interval entirely.
 bool is_improvement(const EvaluationSummary& e, double best, double best_high, double min_improvement);
 
+// Time spent on the campaign from `since` to `now`: the wall clock less every gap in the log that ends at the start of
+// an agent session (a session-start hook record), which is time between sessions, not time without progress. A
+// campaign whose agent runs without the hooks has no such records and keeps the wall clock.
+struct WorkingTime {
+  double minutes = 0.0;          // counted
+  double between_sessions = 0.0;  // left out
+};
+WorkingTime working_time(const std::vector<LogRecord>& log, std::chrono::system_clock::time_point since,
+                         std::chrono::system_clock::time_point now);
+
 // Events the log implies that it does not record yet: `start` before any, and for the newest evaluation
 // stagnation / suspicious-win / correctness-regression; claims raise their events when they are recorded.
 std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const std::vector<LogRecord>& log,
