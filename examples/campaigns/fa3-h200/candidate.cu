@@ -1238,9 +1238,11 @@ struct Config {
   static constexpr bool kFp8 = kFp8_;
   static constexpr bool kWide = kD_ > 128;
   static constexpr int kProducerRegs = kWide ? ::kseek::plugins::attention_fa3::seed::ws::kProducerRegsWide
-                                             : ::kseek::plugins::attention_fa3::seed::ws::kProducerRegs;
+                                      : kFp8_ ? 56
+                                              : ::kseek::plugins::attention_fa3::seed::ws::kProducerRegs;
   static constexpr int kConsumerRegs = kWide ? ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegsWide
-                                             : ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegs;
+                                      : kFp8_ ? 224
+                                              : ::kseek::plugins::attention_fa3::seed::ws::kConsumerRegs;
   // setmaxnreg.inc draws on the registers the CTA's dec released, not on the SM's free registers: the CTA keeps the
   // 384 x kLaunchRegs it launched with. The first fp8 draft (converters at 32, consumers at 240) asked 1,024 registers
   // more than the dec released, and its consumers waited in inc forever (H200, 2026-12-02: H12 TIMEOUT).
@@ -1282,6 +1284,9 @@ struct Config {
   // fp8: raw K and V tiles in flight. Two where shared memory holds them (d128: Q 32 KiB, K/V 128 KiB, raw 64 KiB), so
   // TMA's latency hides behind the widening of the tile before; one at d256 (its fp16 slabs alone take 192 KiB).
   static constexpr int kRawStages = kFp8_ && kD_ <= 128 ? 2 : 1;
+  // fp8: 16-byte units each converter thread keeps in flight (its loads before their conversions): four where the
+  // producer warpgroup has 56 registers (d128), two at d256's 24 (four spilled 456 bytes there).
+  static constexpr int kConvUnroll = kWide ? 2 : 4;
 };
 
 struct Work {
@@ -1835,7 +1840,7 @@ __device__ __forceinline__ void load_raw_tile(u8 (&raw)[C::kRawStages][C::kBN][k
 // Each converter thread keeps one 16-byte column unit and walks the rows kConverterThreads / units apart, so its loop
 // is a pointer step and a two-value swizzle (ncu on H12, 2026-12-04: the first version's per-unit division and index
 // math made the converters the bound, the consumers waiting on widened K for a fifth of their samples).
-template <int kRows, int kCols, int kSlabs>
+template <int kUnroll, int kRows, int kCols, int kSlabs>
 __device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&slabs)[kSlabs][kRows][kSwizzleCols],
                                            int ct) {
   constexpr int kUnitsPerRow = kCols / 16;
@@ -1845,7 +1850,7 @@ __device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&
   const int chunk = ((16 * u) % kSwizzleCols) / 8;  // the first of the unit's two 16-byte chunks
   const u8* src = &raw[r0][16 * u];
   u8* dst = reinterpret_cast<u8*>(&slabs[(16 * u) / kSwizzleCols][r0][0]);
-#pragma unroll 2
+#pragma unroll kUnroll
   for (int r = r0; r < kRows; r += kRowStep, src += kRowStep * kCols, dst += kRowStep * kSwizzleCols * 2) {
     const uint4 bytes = *reinterpret_cast<const uint4*>(src);
     *reinterpret_cast<uint4*>(dst + 16 * (chunk ^ (r & 7))) = widen_e4m3x8(bytes.x, bytes.y);
@@ -1862,7 +1867,7 @@ __device__ __forceinline__ void widen_q(Smem<C>& sm, const AttentionProblem& pr,
   constexpr int kRowStep = kConverterThreads / kUnitsPerRow;
   // Loads in flight per thread: the first version had one, and its global-load latency, paid once per row, kept the
   // converters from the item's first K/V tiles (ncu on H12, 2026-12-04: the largest converter stall).
-  constexpr int kBatch = 2;
+  constexpr int kBatch = C::kConvUnroll;
   const u8* q = static_cast<const u8*>(pr.q);
   const bool vec = (reinterpret_cast<unsigned long long>(q) & 15ull) == 0;
   const int u = ct % kUnitsPerRow, r0 = ct / kUnitsPerRow;
@@ -1920,13 +1925,13 @@ __device__ __forceinline__ void convert(Smem<C>& sm, const AttentionProblem& pr)
       const u32 raw_phase = static_cast<u32>((it / C::kRawStages) & 1);
       mbar_wait(smem_u32(&sm.raw_k_full[slot]), raw_phase);
       if (it >= C::kStages) mbar_wait(smem_u32(&sm.empty_k[stage]), static_cast<u32>((round - 1) & 1));
-      widen_tile(sm.k_raw[slot], sm.k[stage], ct);
+      widen_tile<C::kConvUnroll>(sm.k_raw[slot], sm.k[stage], ct);
       fence_proxy_async();
       mbar_arrive(smem_u32(&sm.raw_k_empty[slot]));
       mbar_arrive(smem_u32(&sm.full_k[stage]));
       mbar_wait(smem_u32(&sm.raw_v_full[slot]), raw_phase);
       if (it >= C::kStages) mbar_wait(smem_u32(&sm.empty_v[stage]), static_cast<u32>((round - 1) & 1));
-      widen_tile(sm.v_raw[slot], sm.v[stage], ct);
+      widen_tile<C::kConvUnroll>(sm.v_raw[slot], sm.v[stage], ct);
       fence_proxy_async();
       mbar_arrive(smem_u32(&sm.raw_v_empty[slot]));
       mbar_arrive(smem_u32(&sm.full_v[stage]));
