@@ -100,7 +100,7 @@ struct TileConfig {
   static constexpr int kLdP = kBNC_ + 8;
   static constexpr int kRawLdK = kD_ + 16;  // fp8 staging pitch in bytes
   static constexpr int kRawLdV = kDV_ + 16;
-  static constexpr int kKVBufs = kFp8 ? 1 : kStages_;  // fp8 converts each landed tile into one fp16 buffer
+  static constexpr int kKVBufs = kStages_;  // 16-bit ring slots (fp8 reads its raw ring; see k_fragment_e4m3)
 
   static_assert(kD_ % 16 == 0 && kDV_ % 16 == 0, "head dims are padded to MMA k-steps of 16");
   static_assert(kWarps % kWN_ == 0, "warps split into row groups of kWN");
@@ -117,9 +117,9 @@ template <class C>
 struct alignas(128) SharedStorage {
   alignas(16) u16 q[C::kBM][C::kLdK];                             // [BM rows, D] Q (fp16/bf16), packed rows
   alignas(16) u16 qv[C::kQv ? C::kBM : 1][C::kQv ? C::kLdV : 8];  // [BM rows, DV] q_v (MLA tiling only)
-  alignas(16) u16 k[C::kKVBufs][C::kBN][C::kLdK];                 // [bufs, BN keys, D] K tiles
-  alignas(16) u16 v[C::kKVBufs][C::kBN][C::kLdV];                 // [bufs, BN keys, DV] V tiles
-  // fp8 only: [stages, BN keys, D bytes] and [stages, BN keys, DV bytes] raw e4m3 ring, widened into k/v[0].
+  alignas(16) u16 k[C::kFp8 ? 1 : C::kKVBufs][C::kFp8 ? 1 : C::kBN][C::kFp8 ? 8 : C::kLdK];  // [slots, BN keys, D] K
+  alignas(16) u16 v[C::kFp8 ? 1 : C::kKVBufs][C::kFp8 ? 1 : C::kBN][C::kFp8 ? 8 : C::kLdV];  // [slots, BN keys, DV] V
+  // fp8 only: [stages, BN keys, D bytes] and [stages, BN keys, DV bytes] raw e4m3 ring, read by the MMAs' fragments.
   alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];
   alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];
   alignas(16) u16 p[C::kWN > 1 ? C::kBM : 1][C::kWN > 1 ? C::kLdP : 8];  // [BM, BNC] probabilities (split warps)
@@ -225,6 +225,19 @@ __device__ __forceinline__ u32 e4m3x2_to_f16x2(u16 pair) {
   u32 r;
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(r) : "h"(pair));
   return r;
+}
+// fp8 seed kernels: one m16n8k16 step's B fragment read from the raw e4m3 ring and widened in registers (exactly), so
+// no tile is widened into shared memory first. K rows (S = Q K^T): `k` points at this lane's key row (g of the n-tile)
+// and channel pair 2t4 of the k-step; b1 is channels + 8. V columns (P V): `v` points at this lane's channel (g of the
+// n-tile) in key row 2t4 of the k-step; b0 holds keys 2t4 and 2t4 + 1, b1 keys + 8 and + 9 (the .trans ldmatrix layout).
+__device__ __forceinline__ void k_fragment_e4m3(const u8* k, u32& b0, u32& b1) {
+  b0 = e4m3x2_to_f16x2(*reinterpret_cast<const u16*>(k));
+  b1 = e4m3x2_to_f16x2(*reinterpret_cast<const u16*>(k + 8));
+}
+template <int kLd>
+__device__ __forceinline__ void v_fragment_e4m3(const u8* v, u32& b0, u32& b1) {
+  b0 = e4m3x2_to_f16x2(static_cast<u16>(v[0] | (static_cast<u32>(v[kLd]) << 8)));
+  b1 = e4m3x2_to_f16x2(static_cast<u16>(v[8 * kLd] | (static_cast<u32>(v[9 * kLd]) << 8)));
 }
 // PTX ISA: cvt: fp32 to one fp16 / bf16 (round to nearest even).
 __device__ __forceinline__ u16 f32_to_f16(float x) {
@@ -497,33 +510,6 @@ __device__ __forceinline__ void issue_kv_tile(SharedStorage<C>& sm, int slot, co
   }
 }
 
-// fp8 only: widens the landed raw tile of ring slot `slot` into the single fp16 K/V buffers.
-template <class C>
-__device__ __forceinline__ void widen_kv_tile(SharedStorage<C>& sm, int slot) {
-  if constexpr (C::kFp8) {
-    constexpr int kItK = (C::kBN * C::kChunksK + kThreads - 1) / kThreads;
-    constexpr int kItV = (C::kBN * C::kChunksV + kThreads - 1) / kThreads;
-#pragma unroll
-    for (int it = 0; it < kItK; ++it) {
-      const int u = threadIdx.x + it * kThreads;
-      if (u < C::kBN * C::kChunksK) {
-        const int row = u / C::kChunksK, c = u - row * C::kChunksK;
-        const uint2 raw = *reinterpret_cast<const uint2*>(&sm.k_raw[slot][row][c * 8]);
-        *reinterpret_cast<uint4*>(&sm.k[0][row][c * 8]) = widen_e4m3x8(raw.x, raw.y);
-      }
-    }
-#pragma unroll
-    for (int it = 0; it < kItV; ++it) {
-      const int u = threadIdx.x + it * kThreads;
-      if (u < C::kBN * C::kChunksV) {
-        const int row = u / C::kChunksV, c = u - row * C::kChunksV;
-        const uint2 raw = *reinterpret_cast<const uint2*>(&sm.v_raw[slot][row][c * 8]);
-        *reinterpret_cast<uint4*>(&sm.v[0][row][c * 8]) = widen_e4m3x8(raw.x, raw.y);
-      }
-    }
-  }
-}
-
 // Loads the CTA's GQA-packed query rows (row R -> token R / group, head kvh * group + R % group) into `dst`
 // (shared [BM, kLd], kChunks*8 columns filled). src_base: Q [total_q, hq, d] or q_v [total_q, hq, dv].
 // 16-bit: cp.async (joins the next commit group); fp8: synchronous widen.
@@ -735,12 +721,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
     const int fetched = fetch_ahead ? fetch_tile_row<C>(my_first + j + kS, pr, b, sk, k_start) : -1;
     cp_async_wait<kS - 1>();
     __syncthreads();  // tile j (and Q) copied by every thread is visible to every warp
-    int buf = slot;
-    if constexpr (C::kFp8) {
-      widen_kv_tile(sm, slot);
-      buf = 0;
-      __syncthreads();  // the widened fp16 tile is complete before any warp reads it
-    }
+    const int buf = slot;  // 16-bit: the ring slot's K/V; fp8 reads the raw slot itself
     const int tile = my_first + j;
     const int n0 = tile * kBN;
 #pragma unroll 1
@@ -759,7 +740,24 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) sacc[x][mt][nt][e] = 0.0f;
 
-      {
+      if constexpr (C::kFp8) {
+        const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
+        const u8* k_lane = &sm.k_raw[slot][c0 + warp_key + g][2 * t4];
+#pragma unroll
+        for (int kk = 0; kk < C::kD / 16; ++kk) {
+          u32 a[kMT][4];
+#pragma unroll
+          for (int mt = 0; mt < kMT; ++mt)
+            ldsm_x4(q_addr + (mt * 16 * C::kLdK + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+#pragma unroll
+          for (int nt = 0; nt < kNTS; ++nt) {
+            u32 b0, b1;
+            k_fragment_e4m3(k_lane + nt * 8 * C::kRawLdK + kk * 16, b0, b1);
+#pragma unroll
+            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(sacc[kk % C::kSAcc][mt][nt], a[mt], b0, b1);
+          }
+        }
+      } else {
         const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
         const u32 k_addr4 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row4][bk_col4]);
         const u32 k_addr2 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row2][bk_col2]);
@@ -930,8 +928,10 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       }
 
       // ---- O += P V ----------------------------------------------------------------------------------------------
-      const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch + bv_col4]);
-      const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + bv_row][warp_ch]);
+      // fp8: this lane's channel (g of each n-tile) in key row 2t4 of the chunk, in the raw ring (v_fragment_e4m3).
+      const u32 v_addr4 = C::kFp8 ? 0u : smem_u32(&sm.v[buf][c0 + bv_row][warp_ch + bv_col4]);
+      const u32 v_addr2 = C::kFp8 ? 0u : smem_u32(&sm.v[buf][c0 + bv_row][warp_ch]);
+      const u8* v_lane = C::kFp8 ? &sm.v_raw[slot][c0 + 2 * t4][warp_ch + g] : nullptr;
       if constexpr (C::kWN == 1) {
         // P stays in registers: the accumulator layout of two adjacent n-tiles is the A layout of one k-step.
 #pragma unroll
@@ -944,21 +944,31 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
             a[mt][2] = pack_half2<kF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
             a[mt][3] = pack_half2<kF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
           }
+          if constexpr (C::kFp8) {
 #pragma unroll
-          for (int cp = 0; cp < kNTO / 2; ++cp) {
-            u32 b0, b1, b2, b3;
-            ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+            for (int nt = 0; nt < kNTO; ++nt) {
+              u32 b0, b1;
+              v_fragment_e4m3<C::kRawLdV>(v_lane + kk * 16 * C::kRawLdV + nt * 8, b0, b1);
 #pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) {
-              mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
-              mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][nt], a[mt], b0, b1);
             }
-          }
-          if constexpr (kNTO % 2 == 1) {
-            u32 b0, b1;
-            ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+          } else {
 #pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+            for (int cp = 0; cp < kNTO / 2; ++cp) {
+              u32 b0, b1, b2, b3;
+              ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) {
+                mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+                mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+              }
+            }
+            if constexpr (kNTO % 2 == 1) {
+              u32 b0, b1;
+              ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+            }
           }
         }
       } else {
@@ -981,21 +991,31 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
 #pragma unroll
           for (int mt = 0; mt < kMT; ++mt)
             ldsm_x4(p_addr + (mt * 16 * C::kLdP + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
+          if constexpr (C::kFp8) {
 #pragma unroll
-          for (int cp = 0; cp < kNTO / 2; ++cp) {
-            u32 b0, b1, b2, b3;
-            ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+            for (int nt = 0; nt < kNTO; ++nt) {
+              u32 b0, b1;
+              v_fragment_e4m3<C::kRawLdV>(v_lane + kk * 16 * C::kRawLdV + nt * 8, b0, b1);
 #pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) {
-              mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
-              mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][nt], a[mt], b0, b1);
             }
-          }
-          if constexpr (kNTO % 2 == 1) {
-            u32 b0, b1;
-            ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+          } else {
 #pragma unroll
-            for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+            for (int cp = 0; cp < kNTO / 2; ++cp) {
+              u32 b0, b1, b2, b3;
+              ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) {
+                mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+                mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+              }
+            }
+            if constexpr (kNTO % 2 == 1) {
+              u32 b0, b1;
+              ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+            }
           }
         }
       }
