@@ -191,6 +191,11 @@ TEST_F(CampaignCli, SessionStartAndPostToolInjectContext) {
   const std::string text = context["hookSpecificOutput"]["additionalContext"];
   EXPECT_NE(text.find("all_passed and geomean >= 1.10"), std::string::npos) << text;
   EXPECT_NE(text.find("Question: "), std::string::npos) << "the start event brings a question: " << text;
+  // The host's source is logged: the stagnation clock treats only a startup or a resume as the end of a break.
+  const auto starts = log_of_type("hook");
+  ASSERT_FALSE(starts.empty());
+  EXPECT_EQ(starts.back()["hook"], "session-start");
+  EXPECT_EQ(starts.back()["session_source"], "startup");
 
   // The start question was delivered at session start; a post-tool hook then has nothing new to say...
   auto quiet = hook("post-tool", {{"session_id", "s1"}, {"tool_name", "Bash"}});

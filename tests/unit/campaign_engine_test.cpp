@@ -176,20 +176,37 @@ LogRecord record_at(std::size_t line, std::string type, Clock::time_point t, nlo
 }
 
 TEST(CampaignEngine, WorkingTimeLeavesOutTheGapsThatEndWhereAnAgentSessionStarts) {
+  using std::chrono::minutes;
   const auto t0 = Clock::now() - std::chrono::hours(20);
+  const nlohmann::json startup = {{"hook", "session-start"}, {"session_id", "b"}, {"session_source", "startup"}};
   const std::vector<LogRecord> log = {
-      record_at(1, "evaluation", t0),
-      record_at(2, "question", t0 + std::chrono::minutes(30)),
-      record_at(3, "hook", t0 + std::chrono::minutes(570), {{"hook", "session-start"}, {"session_id", "b"}}),
-      record_at(4, "hook", t0 + std::chrono::minutes(575), {{"hook", "post-tool"}, {"session_id", "b"}}),
+      record_at(1, "hook", t0 - minutes(60), startup),  // before `since`: ignored
+      record_at(2, "evaluation", t0),
+      record_at(3, "question", t0 + minutes(30)),
+      record_at(4, "hook", t0 + minutes(570), startup),
+      record_at(5, "hook", t0 + minutes(575), {{"hook", "post-tool"}, {"session_id", "b"}}),
+      record_at(6, "hook", t0 + minutes(900), startup),  // past `now`: ignored
   };
-  const WorkingTime w = working_time(log, t0, t0 + std::chrono::minutes(590));
-  EXPECT_NEAR(w.minutes, 30.0 + 5.0 + 15.0, 0.05);
-  EXPECT_NEAR(w.between_sessions, 540.0, 0.05);
-  // A record past `now` or before `since` moves nothing; without session starts the wall clock stays.
-  const WorkingTime plain = working_time({log[0], log[1], log[3]}, t0, t0 + std::chrono::minutes(590));
-  EXPECT_NEAR(plain.minutes, 590.0, 0.05);
-  EXPECT_EQ(plain.between_sessions, 0.0);
+  const WorkingTime w = working_time(log, t0, t0 + minutes(590));
+  EXPECT_NEAR(w.counted_minutes, 30.0 + 5.0 + 15.0, 0.05);
+  EXPECT_NEAR(w.between_sessions_minutes, 540.0, 0.05);
+  // Without session starts the wall clock stays.
+  const WorkingTime plain = working_time({log[1], log[2], log[4]}, t0, t0 + minutes(590));
+  EXPECT_NEAR(plain.counted_minutes, 590.0, 0.05);
+  EXPECT_EQ(plain.between_sessions_minutes, 0.0);
+  // A compaction or a clear inside a session, or a session start whose host named no source, ends no break.
+  for (const char* source : {"compact", "clear", ""}) {
+    nlohmann::json inside = {{"hook", "session-start"}, {"session_id", "b"}};
+    if (*source != '\0') inside["session_source"] = source;
+    const WorkingTime w2 = working_time({log[1], log[2], record_at(4, "hook", t0 + minutes(570), inside)}, t0,
+                                        t0 + minutes(590));
+    EXPECT_NEAR(w2.counted_minutes, 590.0, 0.05) << "source '" << source << "'";
+  }
+  // Records are taken in time order: a session start logged after a record whose clock ran ahead still ends the break.
+  const WorkingTime skewed =
+      working_time({log[1], log[2], log[4], log[3]}, t0, t0 + minutes(590));
+  EXPECT_NEAR(skewed.counted_minutes, 50.0, 0.05);
+  EXPECT_NEAR(skewed.between_sessions_minutes, 540.0, 0.05);
 }
 
 TEST(CampaignEngine, StagnationByTimeCountsNoTimeBetweenAgentSessions) {
@@ -203,7 +220,8 @@ TEST(CampaignEngine, StagnationByTimeCountsNoTimeBetweenAgentSessions) {
   const auto next_session = Clock::now() + std::chrono::hours(9);
   auto records = log->records;
   records.push_back(record_at(records.size() + 1, "hook", next_session,
-                              {{"hook", "session-start"}, {"session_id", "next"}, {"decision", "inject"}}));
+                              {{"hook", "session-start"}, {"session_id", "next"}, {"decision", "inject"},
+                               {"session_source", "startup"}}));
   auto names = [&](const std::vector<LogRecord>& r, Clock::time_point now) {
     Names out;
     for (const auto& e : pending_events(c.config(), r, now)) out.push_back(e.name);

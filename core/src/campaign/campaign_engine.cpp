@@ -151,18 +151,25 @@ std::string scenario_jumps(const std::vector<EvaluationSummary>& evals, double f
 
 WorkingTime working_time(const std::vector<LogRecord>& log, SystemClock::time_point since, SystemClock::time_point now) {
   using Minutes = std::chrono::duration<double, std::ratio<60>>;
-  WorkingTime t;
-  SystemClock::time_point previous = since;
+  std::vector<std::pair<SystemClock::time_point, bool>> marks;  // (time, a session starts or resumes there)
   for (const auto& r : log) {
     const auto at = parse_utc_timestamp(r.time);
-    if (!at || *at <= previous || *at > now) continue;
-    const double gap = Minutes(*at - previous).count();
+    if (!at || *at <= since || *at > now) continue;
+    const std::string source = r.value.contains("session_source") && r.value["session_source"].is_string()
+                                   ? r.value["session_source"].get<std::string>()
+                                   : "";
+    marks.emplace_back(*at, r.type == "hook" && r.hook == "session-start" && (source == "startup" || source == "resume"));
+  }
+  std::stable_sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  WorkingTime t;
+  SystemClock::time_point previous = since;
+  for (const auto& [at, session_starts] : marks) {
     // The gap before a session starts is the time between sessions (the last session's tail past its last record is
     // left out with it: a session that ends records nothing).
-    (r.type == "hook" && r.hook == "session-start" ? t.between_sessions : t.minutes) += gap;
-    previous = *at;
+    (session_starts ? t.between_sessions_minutes : t.counted_minutes) += Minutes(at - previous).count();
+    previous = at;
   }
-  t.minutes += Minutes(now - previous).count();
+  t.counted_minutes += Minutes(now - previous).count();
   return t;
 }
 
@@ -244,18 +251,18 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
     }
     const bool raised_now =
         std::any_of(events.begin(), events.end(), [](const auto& e) { return e.name == "stagnation"; });
-    // Counted in working time: every time-based event of a multi-session campaign (fa3-h200, evaluations 6, 11, 17)
-    // fired at the first evaluation after a break, on the hours nobody worked.
+    // Counted in working time: on the wall clock, the first evaluation after a break between sessions raised the event
+    // for hours nobody worked (fa3-h200, evaluation 17: 584 minutes, about seven hours of them between two sessions).
     const WorkingTime worked = working_time(log, *since, now);
-    if (!raised_now && worked.minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
+    if (!raised_now && worked.counted_minutes >= (already_logged + 1) * config.thresholds.stagnation_minutes) {
       const std::string left_out =
-          worked.between_sessions >= 1.0
-              ? fmt::format("; {:.0f} minutes between agent sessions not counted", worked.between_sessions)
+          worked.between_sessions_minutes >= 1.0
+              ? fmt::format("; {:.0f} minutes between agent sessions not counted", worked.between_sessions_minutes)
               : "";
       events.push_back({"stagnation",
                         fmt::format("{:.0f} minutes without a gain beyond the noise or a goal term newly met (best "
                                     "geomean {:.4f}{})",
-                                    worked.minutes, p.best, left_out),
+                                    worked.counted_minutes, p.best, left_out),
                         0});
     }
   }

@@ -98,8 +98,12 @@ std::string clip(std::string text, std::size_t limit = kMaxReason) {
 std::string dump_json(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 void log_hook(const Campaign& campaign, const std::string& hook, const std::string& session,
-              const std::string& decision, const std::string& reason) {
-  (void)campaign.append("hook", {{"hook", hook}, {"session_id", session}, {"decision", decision}, {"reason", reason}});
+              const std::string& decision, const std::string& reason, const std::string& session_source = "") {
+  json fields = {{"hook", hook}, {"session_id", session}, {"decision", decision}, {"reason", reason}};
+  // SessionStart's `source` (startup, resume, clear, compact): only a startup or a resume ends a break between
+  // sessions, which the stagnation clock leaves out (campaign_engine.hpp, working_time).
+  if (!session_source.empty()) fields["session_source"] = session_source;
+  (void)campaign.append("hook", std::move(fields));
 }
 
 // Context for SessionStart / PostToolUse, in the one shape both hosts accept for these events.
@@ -529,7 +533,8 @@ int hook_session_start(const GlobalOptions& options, const HookArgs& args) {
     for (const auto& u : status->gate.unmet) text << "Unmet: " << u << "\n";
   }
   if (asked && asked->question) text << "Question: " << asked->question->chosen.text << "\n";
-  log_hook(*campaign, "session-start", session, "inject", "goal, status and a question");
+  log_hook(*campaign, "session-start", session, "inject", "goal, status and a question",
+           text_or(input.value, "source", ""));
   print_context("SessionStart", text.str());
   return kExitOk;
 }

@@ -32,12 +32,14 @@ struct CampaignEvent {
 // at least `min_improvement` above the best, and its interval clears the best's interval entirely.
 bool is_improvement(const EvaluationSummary& e, double best, double best_high, double min_improvement);
 
-// Time spent on the campaign from `since` to `now`: the wall clock less every gap in the log that ends at the start of
-// an agent session (a session-start hook record), which is time between sessions, not time without progress. A
-// campaign whose agent runs without the hooks has no such records and keeps the wall clock.
+// Time spent on the campaign from `since` to `now`: the wall clock less every gap in the log that ends where an agent
+// session starts or resumes (a session-start hook record whose host said `startup` or `resume`), which is time
+// between sessions, not time without progress. A clear or a compaction inside a session ends no gap, and a campaign
+// whose agent runs without the hooks has no such records and keeps the wall clock. Records are taken in time order
+// (their clocks may be different machines'); those outside (since, now] are ignored.
 struct WorkingTime {
-  double minutes = 0.0;          // counted
-  double between_sessions = 0.0;  // left out
+  double counted_minutes = 0.0;
+  double between_sessions_minutes = 0.0;  // left out
 };
 WorkingTime working_time(const std::vector<LogRecord>& log, std::chrono::system_clock::time_point since,
                          std::chrono::system_clock::time_point now);
