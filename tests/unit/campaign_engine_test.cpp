@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -160,18 +159,9 @@ TEST(CampaignEngine, StagnationByTimeFiresOncePerWindow) {
   EXPECT_EQ(step(c, later + std::chrono::minutes(62)), Names{"stagnation"});
 }
 
-std::string utc(Clock::time_point t) {
-  const std::time_t seconds = Clock::to_time_t(t);
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
 LogRecord record_at(std::size_t line, std::string type, Clock::time_point t, nlohmann::json fields = {}) {
   fields["type"] = std::move(type);
-  fields["time"] = utc(t);
+  fields["time"] = utc_timestamp(t);
   return log_record(line, std::move(fields));
 }
 
@@ -203,8 +193,7 @@ TEST(CampaignEngine, WorkingTimeLeavesOutTheGapsThatEndWhereAnAgentSessionStarts
     EXPECT_NEAR(w2.counted_minutes, 590.0, 0.05) << "source '" << source << "'";
   }
   // Records are taken in time order: a session start logged after a record whose clock ran ahead still ends the break.
-  const WorkingTime skewed =
-      working_time({log[1], log[2], log[4], log[3]}, t0, t0 + minutes(590));
+  const WorkingTime skewed = working_time({log[1], log[2], log[4], log[3]}, t0, t0 + minutes(590));
   EXPECT_NEAR(skewed.counted_minutes, 50.0, 0.05);
   EXPECT_NEAR(skewed.between_sessions_minutes, 540.0, 0.05);
 }

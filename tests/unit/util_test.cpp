@@ -12,6 +12,7 @@
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/util/shell.hpp"
 #include "kseek/core/util/table.hpp"
+#include "kseek/core/util/utc_time.hpp"
 
 namespace kseek {
 namespace {
@@ -64,6 +65,14 @@ TEST(Files, ReadingAMissingFileNamesIt) {
   auto content = read_file("/nonexistent/kseek/file.cu");
   ASSERT_FALSE(content);
   EXPECT_NE(content.error().message.find("/nonexistent/kseek/file.cu"), std::string::npos);
+}
+
+TEST(UtcTime, AGivenTimeIsWrittenInTheRecordsFormAndReadsBackToTheSecond) {
+  const auto when = std::chrono::system_clock::from_time_t(1796406258);  // 2026-12-04T17:44:18Z
+  EXPECT_EQ(utc_timestamp(when), "2026-12-04T17:44:18Z");
+  EXPECT_EQ(utc_timestamp(when + std::chrono::milliseconds(900)), "2026-12-04T17:44:18Z") << "a fraction is dropped";
+  EXPECT_EQ(parse_utc_timestamp(utc_timestamp(when)), when);
+  EXPECT_EQ(parse_utc_timestamp("2026-12-04 17:44:18"), std::nullopt);
 }
 
 TEST(Table, AlignsColumnsAndRightAlignsNumbers) {

@@ -155,10 +155,9 @@ WorkingTime working_time(const std::vector<LogRecord>& log, SystemClock::time_po
   for (const auto& r : log) {
     const auto at = parse_utc_timestamp(r.time);
     if (!at || *at <= since || *at > now) continue;
-    const std::string source = r.value.contains("session_source") && r.value["session_source"].is_string()
-                                   ? r.value["session_source"].get<std::string>()
-                                   : "";
-    marks.emplace_back(*at, r.type == "hook" && r.hook == "session-start" && (source == "startup" || source == "resume"));
+    const bool starts = r.type == "hook" && r.hook == "session-start" &&
+                        (r.session_source == "startup" || r.session_source == "resume");
+    marks.emplace_back(*at, starts);
   }
   std::stable_sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   WorkingTime t;

@@ -100,6 +100,7 @@ LogRecord log_record(std::size_t line, nlohmann::json value) {
     r.steer_id = whole("steer_id");
     r.via = text("via");
     r.hook = text("hook");
+    r.session_source = text("session_source");
   }
   r.value = std::move(value);
   return r;

@@ -6,10 +6,12 @@
 
 namespace kseek {
 
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
+std::string utc_timestamp() { return utc_timestamp(std::chrono::system_clock::now()); }
+
+std::string utc_timestamp(std::chrono::system_clock::time_point when) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(when);
   std::tm tm{};
-  gmtime_r(&now, &tm);
+  gmtime_r(&seconds, &tm);
   char text[32];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return text;

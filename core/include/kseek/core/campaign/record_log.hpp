@@ -34,6 +34,7 @@ struct LogRecord {
   int steer_id = 0;
   std::string via;   // question: who asked ("cli", "mcp", "run", "hook:<name>")
   std::string hook;  // hook: which hook wrote the line (stop, session-start, post-tool)
+  std::string session_source;  // hook session-start: why the host started it (startup, resume, clear, compact)
 };
 
 // The record of one parsed line: `value` and the shared fields read from it.

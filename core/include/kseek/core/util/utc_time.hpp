@@ -9,6 +9,8 @@
 namespace kseek {
 
 std::string utc_timestamp();
+// The same form for a given time (seconds; a fraction is dropped).
+std::string utc_timestamp(std::chrono::system_clock::time_point when);
 
 // The time a timestamp of that form names; nothing for any other text.
 std::optional<std::chrono::system_clock::time_point> parse_utc_timestamp(const std::string& text);
