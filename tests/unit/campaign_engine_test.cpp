@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "kseek/core/campaign/campaign.hpp"
@@ -145,6 +146,189 @@ TEST(CampaignEngine, AGoalTermMetForTheFirstTimeIsProgressThoughTheGeomeanMovesL
   EXPECT_EQ(step(d), Names{});
   g.evaluate({{"S01", "PASSED", 1.25}, {"S02", "PASSED", 1.0}, {"S03", "PASSED", 1.0}}, 1.08);
   EXPECT_EQ(step(d), Names{"stagnation"});
+}
+
+// Progress on an unmet goal term: `ratio("S01") >= 1.5 * ratio("S02")` reads two scenarios, so its noise on each
+// evaluation is the sum of their relative half-widths. S03 holds the geomean still.
+CampaignConfig two_scenario_term_config() {
+  CampaignConfig config = testing::synthetic_config();
+  config.goal = "all_passed and geomean >= 2.0 and ratio(\"S01\") >= 1.5 * ratio(\"S02\")";
+  return config;
+}
+constexpr const char* kTwoScenarioTerm = "ratio(\"S01\") >= 1.5 * ratio(\"S02\")";
+
+std::vector<SyntheticScenario> rows(double s01, double s02, double half_width) {
+  return {{"S01", "PASSED", s01, half_width}, {"S02", "PASSED", s02, half_width}, {"S03", "PASSED", 1.0, half_width}};
+}
+
+// The best (1.05, an improvement) and two evaluations without progress, the term at 1.0 / 1.5 = 0.67 of its target.
+void two_without_progress(CampaignFixture& f, const Campaign& c, double half_width = 0.005) {
+  EXPECT_EQ(step(c), Names{"start"});
+  for (int i = 0; i < 3; ++i) {
+    f.evaluate(rows(1.0, 1.0, half_width), 1.05);
+    EXPECT_EQ(step(c), Names{});
+  }
+}
+
+std::string last_detail(const Campaign& c, const std::string& event) {
+  auto log = c.read_log();
+  EXPECT_TRUE(log.ok());
+  std::string detail;
+  for (const auto& r : log->records) {
+    if (r.value.value("event", "") == event) detail = r.value.value("detail", "");
+  }
+  return detail;
+}
+
+TEST(CampaignProgress, AnUnmetTermMovedBeyondTheNoiseIsProgressAndRestartsTheCount) {
+  CampaignFixture f(two_scenario_term_config());
+  const Campaign c = f.open();
+  two_without_progress(f, c);
+  // S01 1.0 -> 1.1: the term moves 0.67 -> 0.73 of its target (+10 %), past min_improvement (1 %) and past the noise
+  // of both evaluations (0.005/1.1 + 0.005/1.0 now, 0.005 + 0.005 before: about 2 %); the geomean moves 0.5 %.
+  const auto moved = f.evaluate(rows(1.1, 1.0, 0.005), 1.055);
+  ASSERT_FALSE(moved.goal_term_values.empty());
+  const auto logged = std::find_if(moved.goal_term_values.begin(), moved.goal_term_values.end(),
+                                   [](const LoggedTermValue& v) { return v.term == kTwoScenarioTerm; });
+  ASSERT_NE(logged, moved.goal_term_values.end());
+  EXPECT_NEAR(logged->closeness, 1.1 / 1.5, 1e-12);
+  EXPECT_EQ(logged->scenarios, (std::vector<std::string>{"S01", "S02"}));
+  EXPECT_FALSE(logged->reads_summary);
+  EXPECT_EQ(step(c), Names{}) << "the third timed evaluation since the best moved an unmet term: no stagnation";
+
+  const CampaignStatus status = campaign_status(c, *c.read_log());
+  const std::string expected =
+      fmt::format("evaluation {} moved {} from 0.67 to 0.73 of its target", moved.number, kTwoScenarioTerm);
+  EXPECT_EQ(status.last_progress.evaluation, moved.number);
+  EXPECT_EQ(status.last_progress.what, expected);
+  EXPECT_EQ(status.last_progress.timed_evaluations_since, 0);
+  EXPECT_EQ(to_json(status)["last_progress"]["what"], expected);
+
+  // The count restarts there: three more evaluations holding the same value bring the event, which names the move.
+  f.evaluate(rows(1.1, 1.0, 0.005), 1.055);
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(rows(1.1, 1.0, 0.005), 1.055);
+  EXPECT_EQ(step(c), Names{});
+  f.evaluate(rows(1.1, 1.0, 0.005), 1.055);
+  EXPECT_EQ(step(c), Names{"stagnation"});
+  const std::string detail = last_detail(c, "stagnation");
+  EXPECT_NE(detail.find("; last progress: " + expected), std::string::npos) << detail;
+  EXPECT_NE(detail.find("best geomean 1.0500, evaluation 1"), std::string::npos) << detail;
+}
+
+TEST(CampaignProgress, AMoveWithinTheNoiseIsNotProgress) {
+  CampaignFixture f(two_scenario_term_config());
+  const Campaign c = f.open();
+  two_without_progress(f, c, 0.05);
+  // The same +10 % move, but each scenario's interval is +-5 %: the noise of both evaluations is about 19 %.
+  f.evaluate(rows(1.1, 1.0, 0.05), 1.055);
+  EXPECT_EQ(step(c), Names{"stagnation"});
+  EXPECT_EQ(last_detail(c, "stagnation").find("last progress"), std::string::npos);
+}
+
+TEST(CampaignProgress, AMoveSmallerThanTheMinimumImprovementIsNotProgress) {
+  CampaignFixture f(two_scenario_term_config());
+  const Campaign c = f.open();
+  two_without_progress(f, c, 0.0001);
+  // +0.8 %: far beyond its noise (about 0.04 %), but below min_improvement (1 %).
+  f.evaluate(rows(1.008, 1.0, 0.0001), 1.05);
+  EXPECT_EQ(step(c), Names{"stagnation"});
+}
+
+TEST(CampaignProgress, AMoveOfATermAlreadyMetIsNotProgress) {
+  CampaignFixture f(two_scenario_term_config());
+  const Campaign c = f.open();
+  EXPECT_EQ(step(c), Names{"start"});
+  // The term is met from the first evaluation on (1.0 >= 1.5 x 0.6), which is also the best.
+  for (int i = 0; i < 3; ++i) {
+    f.evaluate(rows(1.0, 0.6, 0.005), 1.05);
+    EXPECT_EQ(step(c), Names{});
+  }
+  // +15 % further past its target is no longer a move toward it.
+  f.evaluate(rows(1.15, 0.6, 0.005), 1.055);
+  EXPECT_EQ(step(c), Names{"stagnation"});
+}
+
+TEST(CampaignProgress, ALogLineWithoutTheNoiseDataNeverCountsAMoveAndNeverFails) {
+  // An older kseek logged neither the terms' values nor (earlier still) the scenarios' intervals.
+  auto old_line = [](int number, double s01, bool intervals, nlohmann::json term_values) {
+    nlohmann::json scenarios = nlohmann::json::array();
+    const std::vector<std::pair<std::string, double>> ratios = {{"S01", s01}, {"S02", 1.0}, {"S03", 1.0}};
+    for (const auto& [id, ratio] : ratios) {
+      nlohmann::json row = {{"id", id}, {"status", "PASSED"}, {"ratio", ratio}};
+      if (intervals) {
+        row["ci_low"] = ratio - 0.005;
+        row["ci_high"] = ratio + 0.005;
+      }
+      scenarios.push_back(row);
+    }
+    nlohmann::json line = {{"number", number},       {"status", "COMPLETE"},
+                           {"all_passed", true},     {"geomean", 1.05},
+                           {"geomean_low", 1.04},    {"geomean_high", 1.06},
+                           {"scenarios", scenarios}, {"goal_terms_met", nlohmann::json::array({"all_passed"})}};
+    if (!term_values.is_null()) line["goal_term_values"] = std::move(term_values);
+    return line;
+  };
+  {
+    // Three lines from before kseek logged term values, then a line of today's with a +10 % move: no earlier value.
+    CampaignFixture f(two_scenario_term_config());
+    const Campaign c = f.open();
+    EXPECT_EQ(step(c), Names{"start"});
+    for (int n = 1; n <= 3; ++n) ASSERT_TRUE(c.append("evaluation", old_line(n, 1.0, true, nullptr)).ok());
+    EXPECT_EQ(step(c), Names{});
+    f.evaluate(rows(1.1, 1.0, 0.005), 1.055);
+    EXPECT_EQ(step(c), Names{"stagnation"});
+  }
+  {
+    // Term values but no intervals, then lines whose values are malformed in every way a reader can meet.
+    CampaignFixture f(two_scenario_term_config());
+    const Campaign c = f.open();
+    EXPECT_EQ(step(c), Names{"start"});
+    auto value = [](double closeness) {
+      return nlohmann::json::array({{{"term", kTwoScenarioTerm},
+                                     {"closeness", closeness},
+                                     {"scenarios", {"S01", "S02"}},
+                                     {"reads_summary", false}}});
+    };
+    ASSERT_TRUE(c.append("evaluation", old_line(1, 1.0, false, value(1.0 / 1.5))).ok());
+    ASSERT_TRUE(c.append("evaluation", old_line(2, 1.0, false, value(1.0 / 1.5))).ok());
+    ASSERT_TRUE(c.append("evaluation", old_line(3, 1.0, false, value(1.0 / 1.5))).ok());
+    EXPECT_EQ(step(c), Names{});
+    ASSERT_TRUE(c.append("evaluation", old_line(4, 1.3, false, value(1.3 / 1.5))).ok());
+    EXPECT_EQ(step(c), Names{"stagnation"}) << "a +30 % move with no interval to judge it by is not counted";
+    const nlohmann::json malformed = nlohmann::json::array(
+        {"not an object",
+         {{"term", kTwoScenarioTerm}, {"closeness", "0.9"}, {"scenarios", {"S01", "S02"}}},
+         {{"term", kTwoScenarioTerm}, {"closeness", -1.0}, {"scenarios", {"S01", "S02"}}},
+         {{"term", kTwoScenarioTerm}, {"closeness", 0.95}, {"scenarios", "S01"}},
+         {{"term", kTwoScenarioTerm}, {"closeness", 0.97}, {"scenarios", {"S01", 2}}},  // no reads_summary: assumed
+         {{"closeness", 0.99}, {"scenarios", {"S01"}}, {"reads_summary", false}}});
+    ASSERT_TRUE(c.append("evaluation", old_line(5, 1.4, true, malformed)).ok());
+    ASSERT_TRUE(c.append("evaluation", old_line(6, 1.4, true, "not an array")).ok());
+    EXPECT_EQ(step(c), Names{});
+    ASSERT_TRUE(c.append("evaluation", old_line(7, 1.5, true, value(1.5 / 1.5 - 0.01))).ok());
+    // Evaluation 5's 0.97 is the term's best earlier value, and its line does not say whether the term reads a figure
+    // of the whole record: no noise, so even +2 % beyond this line's own noise (0.8 %) does not count.
+    EXPECT_EQ(step(c), Names{"stagnation"});
+    auto log = c.read_log();
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(campaign_status(c, *log).last_progress.what, "evaluation 1 set the best geomean 1.0500");
+  }
+}
+
+TEST(CampaignProgress, AGeomeanLostBeyondTheMinimumImprovementVetoesATermMove) {
+  CampaignFixture f(two_scenario_term_config());
+  const Campaign c = f.open();
+  two_without_progress(f, c);
+  // The same +10 % move as in the first test, while the geomean falls 1.05 -> 1.03 (-1.9 %, beyond the 1 % allowed).
+  f.evaluate(rows(1.1, 1.0, 0.005), 1.03);
+  EXPECT_EQ(step(c), Names{"stagnation"});
+  // Within 1 % of the best it counts.
+  CampaignFixture g(two_scenario_term_config());
+  const Campaign d = g.open();
+  two_without_progress(g, d);
+  g.evaluate(rows(1.1, 1.0, 0.005), 1.041);
+  EXPECT_EQ(step(d), Names{});
 }
 
 TEST(CampaignEngine, StagnationByTimeFiresOncePerWindow) {
@@ -595,9 +779,10 @@ TEST(CampaignStatusDocument, ItsKeysAreTheTypesFieldsAndItsValuesComeFromTheLog)
   std::set<std::string> keys;
   for (const auto& [key, value] : document.items()) keys.insert(key);
   const std::set<std::string> expected = {
-      "campaign",    "plugin",      "set",           "goal",          "questions",
-      "evaluations", "best",        "latest",        "trend",         "timed_evaluations_since_best",
-      "gate",        "open_events", "record_counts", "damaged_lines", "signatures"};
+      "campaign",     "plugin",      "set",           "goal",          "questions",
+      "evaluations",  "best",        "latest",        "trend",         "timed_evaluations_since_best",
+      "gate",         "open_events", "record_counts", "damaged_lines", "signatures",
+      "last_progress"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(document["latest"]["geomean"], 1.05);
   EXPECT_EQ(document["trend"][0]["evaluation"], 1);

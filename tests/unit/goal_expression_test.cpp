@@ -603,6 +603,65 @@ TEST(GoalEval, AMissingOrFailedPeerFigureIsUnknownAndSaysWhy) {
             "peer_figures command, or the evaluation did not reach a GPU)");
 }
 
+// The campaign engine tells an unmet term's move toward its target from noise with these: the sides of a comparison
+// of numbers, its closeness, and the scenarios whose intervals are its noise.
+TEST(GoalEval, AComparisonOfNumbersKeepsItsSidesAndTheScenariosItReads) {
+  auto term = [](const std::string& text, const json& record) {
+    const GoalVerdict verdict = evaluate_goal(parse_ok(text), record);
+    EXPECT_EQ(verdict.terms.size(), 1u) << text;
+    return verdict.terms.empty() ? GoalTerm{} : verdict.terms[0];
+  };
+  const GoalTerm fp8 = term("tflops(\"H04\") >= 1.5 * tflops(\"H01\")", timed_record());
+  ASSERT_TRUE(fp8.sides.has_value());
+  EXPECT_EQ(fp8.sides->compare, GoalCompare::kGreaterEqual);
+  EXPECT_DOUBLE_EQ(fp8.sides->lhs, 500);
+  EXPECT_DOUBLE_EQ(fp8.sides->rhs, 1.5 * 252.1);
+  EXPECT_DOUBLE_EQ(goal_closeness(*fp8.sides).value_or(0), 500 / (1.5 * 252.1));
+  EXPECT_EQ(fp8.scenarios_read, (std::vector<std::string>{"H04", "H01"}));
+  EXPECT_FALSE(fp8.reads_summary);
+
+  // A peer's figure is no scenario's timing; a scenario named by its name is listed by its id.
+  const GoalTerm peer = term("tflops(\"hq=8,d=64\") >= 1.10 * peer(\"H01\", \"cudnn_tflops\")", peer_record());
+  ASSERT_TRUE(peer.sides.has_value());
+  EXPECT_DOUBLE_EQ(peer.sides->rhs, 1.10 * 611.0);
+  EXPECT_EQ(peer.scenarios_read, (std::vector<std::string>{"H01"}));
+  EXPECT_FALSE(peer.reads_summary);
+
+  // `<` and `<=` are near their target as the target over the value; the same scenario read twice is listed once.
+  const GoalTerm below = term("peak_bandwidth_percent(\"H14\") < 50 * gbps(\"H14\") / gbps(\"H14\")", timed_record());
+  ASSERT_TRUE(below.sides.has_value());
+  EXPECT_DOUBLE_EQ(goal_closeness(*below.sides).value_or(0), 50 / 90.5);
+  EXPECT_EQ(below.scenarios_read, (std::vector<std::string>{"H14"}));
+
+  // A figure of the whole record is marked as such.
+  const GoalTerm geomean = term("geomean >= 1.5 * ratio(\"H01\")", timed_record());
+  ASSERT_TRUE(geomean.sides.has_value());
+  EXPECT_TRUE(geomean.reads_summary);
+  EXPECT_EQ(geomean.scenarios_read, (std::vector<std::string>{"H01"}));
+
+  // No sides: a side the record lacks, a term that is not one comparison, a comparison of true or false.
+  EXPECT_FALSE(term("tflops(\"H03\") > 1", timed_record()).sides.has_value());
+  EXPECT_FALSE(term("not (tflops(\"H01\") < 1)", timed_record()).sides.has_value());
+  EXPECT_FALSE(term("tflops(\"H01\") > 1 or gbps(\"H01\") > 1", timed_record()).sides.has_value());
+  EXPECT_FALSE(term("passed(\"H01\") == true", timed_record()).sides.has_value());
+  EXPECT_FALSE(term("tflops(\"H01\") > 1", json()).sides.has_value()) << "no record, no sides";
+  // Parentheses around the whole term keep it one comparison.
+  EXPECT_TRUE(term("(tflops(\"H01\") > 1)", timed_record()).sides.has_value());
+}
+
+TEST(GoalEval, ClosenessNeedsADirectionAndPositiveSides) {
+  EXPECT_DOUBLE_EQ(goal_closeness({GoalCompare::kGreater, 3, 4}).value_or(0), 0.75);
+  EXPECT_DOUBLE_EQ(goal_closeness({GoalCompare::kLessEqual, 4, 3}).value_or(0), 0.75);
+  EXPECT_DOUBLE_EQ(goal_closeness({GoalCompare::kGreaterEqual, 6, 4}).value_or(0), 1.5) << "a met term is 1 or more";
+  EXPECT_FALSE(goal_closeness({GoalCompare::kEqual, 4, 4}).has_value());
+  EXPECT_FALSE(goal_closeness({GoalCompare::kNotEqual, 3, 4}).has_value());
+  EXPECT_FALSE(goal_closeness({GoalCompare::kGreaterEqual, 3, 0}).has_value());
+  EXPECT_FALSE(goal_closeness({GoalCompare::kLess, 0, 4}).has_value());
+  EXPECT_FALSE(goal_closeness({GoalCompare::kGreater, -3, 4}).has_value());
+  EXPECT_FALSE(goal_closeness({GoalCompare::kGreater, 1e300, 1e-300}).has_value()) << "overflow is no closeness";
+  EXPECT_FALSE(goal_closeness({GoalCompare::kGreater, std::numeric_limits<double>::quiet_NaN(), 4}).has_value());
+}
+
 TEST(GoalParse, PeerTakesAScenarioAndAFigureInQuotes) {
   EXPECT_EQ(to_string(parse_ok("tflops(\"H01\") >= 1.1 * peer(\"H01\", \"cudnn_tflops\")")),
             "tflops(\"H01\") >= 1.1 * peer(\"H01\", \"cudnn_tflops\")");

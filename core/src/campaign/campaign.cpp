@@ -253,6 +253,43 @@ json logged_scenarios_json(const std::vector<LoggedScenario>& scenarios) {
   return out;
 }
 
+// The line's goal term values, read as leniently as its scenarios: an entry without a term, a positive finite
+// closeness and a scenario list is skipped (it could not be compared), and one that does not say whether it reads a
+// figure of the whole record is taken to read one, so its move never counts.
+std::vector<LoggedTermValue> logged_term_values(const json& line) {
+  std::vector<LoggedTermValue> out;
+  const auto list = line.find("goal_term_values");
+  if (list == line.end() || !list->is_array()) return out;
+  for (const auto& entry : *list) {
+    if (!entry.is_object()) continue;
+    LoggedTermValue v;
+    v.term = text_of(entry, "term");
+    const auto closeness = optional_number(entry, "closeness");
+    const auto scenarios = entry.find("scenarios");
+    if (v.term.empty() || !closeness || !std::isfinite(*closeness) || *closeness <= 0 || scenarios == entry.end() ||
+        !scenarios->is_array()) {
+      continue;
+    }
+    v.closeness = *closeness;
+    for (const auto& id : *scenarios) {
+      if (id.is_string()) v.scenarios.push_back(id.get<std::string>());
+    }
+    const auto summary = entry.find("reads_summary");
+    v.reads_summary = summary == entry.end() || !summary->is_boolean() || summary->get<bool>();
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+json logged_term_values_json(const std::vector<LoggedTermValue>& values) {
+  json out = json::array();
+  for (const auto& v : values) {
+    out.push_back(
+        {{"term", v.term}, {"closeness", v.closeness}, {"scenarios", v.scenarios}, {"reads_summary", v.reads_summary}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string campaign_id_of(const std::vector<LogRecord>& records) {
@@ -331,6 +368,7 @@ std::optional<EvaluationSummary> evaluation_of(const LogRecord& record) {
       if (t.is_string()) s.goal_terms_met.push_back(t.get<std::string>());
     }
   }
+  s.goal_term_values = logged_term_values(v);
   return s;
 }
 
@@ -563,6 +601,8 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
   if (auto goal = parse_goal(config_.goal)) {
     for (const auto& t : evaluate_goal(*goal, eval).terms) {
       if (t.holds) s.goal_terms_met.push_back(t.source);
+      const auto closeness = t.sides ? goal_closeness(*t.sides) : std::nullopt;
+      if (closeness) s.goal_term_values.push_back({t.source, *closeness, t.scenarios_read, t.reads_summary});
     }
   }
   json fields = {{"number", s.number},
@@ -576,6 +616,7 @@ Result<EvaluationSummary> Campaign::record_evaluation(const json& eval) const {
                  {"geomean_high", number_or_null(s.geomean_high)},
                  {"scenarios", logged_scenarios_json(s.scenarios)},
                  {"goal_terms_met", s.goal_terms_met},
+                 {"goal_term_values", logged_term_values_json(s.goal_term_values)},
                  {"gpu", record.environment ? record.environment->name.value_or("") : ""},
                  {"measure_time", record.settings ? record.settings->measure_time : true}};
   if (auto a = append("evaluation", fields); !a) return a.error();

@@ -25,11 +25,27 @@ namespace {
 
 bool has_timing(const EvaluationSummary& e) { return e.geomean.has_value(); }
 
+// A goal term's highest closeness on a timed evaluation that passed everywhere, and its noise there.
+struct TermBest {
+  double closeness = 0;
+  std::optional<double> noise;
+};
+
+// An unmet goal term an evaluation moved toward its target beyond the noise: from its best earlier closeness to this.
+struct TermMove {
+  std::string term;
+  double from = 0;
+  double to = 0;
+  int others = 0;  // further terms the same evaluation moved
+};
+
 // Where the campaign stands before evaluation `upto` (exclusive): the best timed, fully passing geomean (the
 // seed, 1.0, until one exists), the evaluation that set it and how many timed evaluations came since; and the last
-// progress, which the stagnation events count from: a new best, or a goal term met for the first time by a timed
-// evaluation that passes everywhere without losing more than the noise on the best geomean. A change that meets two
-// targets while the geomean moves 0.9 % is progress the campaign's person would count (fa3-h200, evaluation 11).
+// progress, which the stagnation events count from: a new best; or, from a timed evaluation that passes everywhere
+// without losing more than `min_improvement` on the best geomean, a goal term met for the first time or an unmet term
+// moved toward its target beyond the noise (term_move). A change that meets two targets while the geomean moves
+// 0.9 % is progress the campaign's person would count (fa3-h200, evaluation 11), and so is one that lifts two unmet
+// terms by 13 % and 9 % while the 26-row geomean stands still (fa3-h200, evaluation 17).
 struct Progress {
   double best = 1.0;
   double best_high = 1.0;
@@ -39,11 +55,73 @@ struct Progress {
   int progress_number = 0;
   std::string progress_time;
   int timed_since_progress = 0;
+  std::string progress_what;        // the last progress in words; empty: none since the start
   std::set<std::string> terms_met;  // by any timed evaluation that passed everywhere
+  std::map<std::string, TermBest> term_best;  // by term text, over the same evaluations
 };
 
 bool improves(const EvaluationSummary& e, const Progress& p, const CampaignThresholds& t) {
   return is_improvement(e, p.best, p.best_high, t.min_improvement);
+}
+
+// The relative half-width of a scenario's ratio interval on an evaluation's log line; nothing where the line lacks the
+// scenario, its interval or a positive ratio.
+std::optional<double> relative_half_width(const EvaluationSummary& e, const std::string& id) {
+  for (const auto& s : e.scenarios) {
+    if (s.id != id) continue;
+    if (!s.ratio || !s.ci_low || !s.ci_high || !(*s.ratio > 0) || !(*s.ci_high >= *s.ci_low)) return std::nullopt;
+    const double half_width = (*s.ci_high - *s.ci_low) / (2.0 * *s.ratio);
+    return std::isfinite(half_width) ? std::optional<double>(half_width) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The noise on a term's closeness on one evaluation: the sum of the relative half-widths of every scenario it reads.
+// A closeness is a product and quotient of those figures, so to first order its relative error is at most the sum of
+// theirs; the ratio's interval is used for each, and it is wider than that of a rate such as tflops (it holds the
+// reference's timing noise too), which keeps the sum conservative. A peer's figure counts as exact (measured once per
+// evaluation, with no interval). Nothing, so the move never counts, where the term reads a figure of the whole record
+// (the geomean has its own rule), reads no scenario at all (nothing the candidate does moves it), or a scenario's
+// interval is missing (a line written before kseek logged it).
+std::optional<double> term_noise(const EvaluationSummary& e, const LoggedTermValue& v) {
+  if (v.reads_summary || v.scenarios.empty()) return std::nullopt;
+  double noise = 0;
+  for (const auto& id : v.scenarios) {
+    const auto half_width = relative_half_width(e, id);
+    if (!half_width) return std::nullopt;
+    noise += *half_width;
+  }
+  return noise;
+}
+
+// The largest move an evaluation made on a goal term no earlier counting evaluation met, measured against the term's
+// best earlier closeness: it counts when it is at least `min_improvement` relative and larger than the noise of both
+// evaluations together (term_noise on each), so the two intervals cannot overlap. A term with no earlier value has
+// nothing to move from.
+std::optional<TermMove> term_move(const EvaluationSummary& e, const Progress& p, double min_improvement) {
+  std::optional<TermMove> largest;
+  int moved = 0;
+  for (const auto& v : e.goal_term_values) {
+    if (p.terms_met.count(v.term)) continue;
+    const auto before = p.term_best.find(v.term);
+    if (before == p.term_best.end() || !before->second.noise) continue;
+    const auto noise = term_noise(e, v);
+    if (!noise) continue;
+    const double gain = v.closeness / before->second.closeness - 1.0;
+    if (!(gain >= min_improvement) || !(gain > *noise + *before->second.noise)) continue;
+    ++moved;
+    if (!largest || v.closeness / before->second.closeness > largest->to / largest->from) {
+      largest = TermMove{v.term, before->second.closeness, v.closeness, 0};
+    }
+  }
+  if (largest) largest->others = moved - 1;
+  return largest;
+}
+
+std::string describe_move(int evaluation, const TermMove& move) {
+  return fmt::format(
+      "evaluation {} moved {} from {:.2f} to {:.2f} of its target{}", evaluation, move.term, move.from, move.to,
+      move.others == 0 ? "" : fmt::format(" (and {} more term{})", move.others, move.others == 1 ? "" : "s"));
 }
 
 Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_t upto, const CampaignThresholds& t,
@@ -54,8 +132,9 @@ Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_
   for (std::size_t i = 0; i < upto && i < evals.size(); ++i) {
     const auto& e = evals[i];
     const bool counts = e.all_passed && has_timing(e);
-    const bool new_term = counts && std::any_of(e.goal_terms_met.begin(), e.goal_terms_met.end(),
-                                                [&](const std::string& term) { return !p.terms_met.count(term); });
+    const auto new_term = counts ? std::find_if(e.goal_terms_met.begin(), e.goal_terms_met.end(),
+                                                [&](const std::string& term) { return !p.terms_met.count(term); })
+                                 : e.goal_terms_met.end();
     if (improves(e, p, t)) {
       p.best = *e.geomean;
       p.best_high = e.geomean_high.value_or(*e.geomean);
@@ -65,19 +144,38 @@ Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_
       p.progress_number = e.number;
       p.progress_time = e.time;
       p.timed_since_progress = 0;
+      p.progress_what = fmt::format("evaluation {} set the best geomean {:.4f}", e.number, p.best);
     } else if (has_timing(e)) {
       ++p.timed_since_best;
-      if (new_term && *e.geomean >= p.best * (1.0 - t.min_improvement)) {
+      const bool geomean_kept = *e.geomean >= p.best * (1.0 - t.min_improvement);
+      const auto move = counts && geomean_kept ? term_move(e, p, t.min_improvement) : std::nullopt;
+      if (geomean_kept && (new_term != e.goal_terms_met.end() || move)) {
         p.progress_number = e.number;
         p.progress_time = e.time;
         p.timed_since_progress = 0;
+        p.progress_what = new_term != e.goal_terms_met.end()
+                              ? fmt::format("evaluation {} met {} for the first time", e.number, *new_term)
+                              : describe_move(e.number, *move);
       } else {
         ++p.timed_since_progress;
       }
     }
-    if (counts) p.terms_met.insert(e.goal_terms_met.begin(), e.goal_terms_met.end());
+    if (counts) {
+      p.terms_met.insert(e.goal_terms_met.begin(), e.goal_terms_met.end());
+      for (const auto& v : e.goal_term_values) {
+        auto [it, first] = p.term_best.try_emplace(v.term);
+        if (first || v.closeness > it->second.closeness) it->second = {v.closeness, term_noise(e, v)};
+      }
+    }
   }
   return p;
+}
+
+// The stagnation events name the best geomean; where the last progress was something else (a term met or moved),
+// they name it too, so the agent and its person see what the count restarted from.
+std::string last_progress_note(const Progress& p) {
+  if (p.progress_what.empty() || p.progress_number == p.best_number) return "";
+  return "; last progress: " + p.progress_what;
 }
 
 std::vector<EvaluationSummary> evaluations(const std::vector<LogRecord>& log) {
@@ -224,16 +322,18 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
                                     failing_list(latest), previous->number),
                         latest.number});
     }
-    // Stagnation by count: every N timed evaluations without progress (a real improvement or a goal term newly met).
+    // Stagnation by count: every N timed evaluations without progress (a real improvement, or a goal term newly met
+    // or moved toward its target).
     const int n = config.thresholds.stagnation_evaluations;
     if (has_timing(latest) && after.progress_number != latest.number && after.timed_since_progress > 0 &&
         after.timed_since_progress % n == 0 && !event_logged(log, "stagnation", latest.number)) {
       events.push_back(
           {"stagnation",
-           fmt::format("{} timed evaluations without a gain beyond the noise or a goal term newly met (best geomean "
-                       "{:.4f}{})",
+           fmt::format("{} timed evaluations without a gain beyond the noise or a goal term newly met or moved toward "
+                       "its target (best geomean {:.4f}{}{})",
                        after.timed_since_progress, after.best,
-                       after.best_number ? fmt::format(", evaluation {}", after.best_number) : " = the seed"),
+                       after.best_number ? fmt::format(", evaluation {}", after.best_number) : " = the seed",
+                       last_progress_note(after)),
            latest.number});
     }
   }
@@ -259,9 +359,9 @@ std::vector<CampaignEvent> pending_events(const CampaignConfig& config, const st
               ? fmt::format("; {:.0f} minutes between agent sessions not counted", worked.between_sessions_minutes)
               : "";
       events.push_back({"stagnation",
-                        fmt::format("{:.0f} minutes without a gain beyond the noise or a goal term newly met (best "
-                                    "geomean {:.4f}{})",
-                                    worked.counted_minutes, p.best, left_out),
+                        fmt::format("{:.0f} minutes without a gain beyond the noise or a goal term newly met or moved "
+                                    "toward its target (best geomean {:.4f}{}{})",
+                                    worked.counted_minutes, p.best, left_out, last_progress_note(p)),
                         0});
     }
   }
@@ -454,6 +554,8 @@ CampaignStatus campaign_status(const Campaign& campaign, const LogContents& log)
     status.trend.push_back({evals[i].number, evals[i].geomean, evals[i].all_passed});
   }
   status.timed_evaluations_since_best = p.timed_since_best;
+  status.last_progress = {p.progress_number, p.progress_what.empty() ? "none since the start" : p.progress_what,
+                          p.timed_since_progress};
   const GateResult gate = compute_gate(campaign, log);
   status.gate = {gate.holds, gate.evaluation, gate.unmet(), gate.candidate_sha256};
   for (const auto& e : pending_events(config, log.records, SystemClock::now())) {

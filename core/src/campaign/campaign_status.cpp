@@ -31,6 +31,9 @@ json to_json(const CampaignStatus& s) {
   }
   document["trend"] = trend;
   document["timed_evaluations_since_best"] = s.timed_evaluations_since_best;
+  document["last_progress"] = {{"evaluation", s.last_progress.evaluation},
+                               {"what", s.last_progress.what},
+                               {"timed_evaluations_since", s.last_progress.timed_evaluations_since}};
   document["gate"] = {{"holds", s.gate.holds},
                       {"evaluation", s.gate.evaluation},
                       {"unmet", s.gate.unmet},

@@ -837,6 +837,9 @@ class TermEvaluator {
         const auto right = eval(node.operands.at(1));
         if (!left || !right) return std::nullopt;
         const bool numbers = goal_.nodes.at(node.operands.at(0)).type == GoalType::kNumber;
+        if (numbers && std::isfinite(left->number) && std::isfinite(right->number)) {
+          sides_[index] = GoalTermSides{node.compare, left->number, right->number};
+        }
         return Value{0, numbers ? compare(left->number, right->number, node.compare)
                                 : compare(left->boolean, right->boolean, node.compare)};
       }
@@ -850,6 +853,14 @@ class TermEvaluator {
     if (facts_.empty()) return "constant; it does not depend on the record";
     return fmt::format("{}", fmt::join(facts_, "; "));
   }
+
+  // The sides of the comparison at `index` where eval reached it with both known.
+  std::optional<GoalTermSides> sides_of(std::size_t index) const {
+    const auto it = sides_.find(index);
+    return it == sides_.end() ? std::nullopt : std::optional<GoalTermSides>(it->second);
+  }
+  const std::vector<std::string>& scenarios_read() const { return scenarios_read_; }
+  bool reads_summary() const { return reads_summary_; }
 
  private:
   template <class T>
@@ -913,6 +924,7 @@ class TermEvaluator {
   }
 
   std::optional<Value> identifier(const std::string& name) {
+    reads_summary_ = true;  // every identifier is a figure of the whole record
     if (name == "geomean") return from_number(name, record_.geomean);
     if (name == "geomean_low") return from_number(name, record_.geomean_low);
     if (name == "geomean_high") return from_number(name, record_.geomean_high);
@@ -959,6 +971,7 @@ class TermEvaluator {
     if (function == "passed") {
       return bool_fact(found->status == "PASSED", fmt::format("{} is {}", found->label, found->status));
     }
+    note(scenarios_read_, found->id.empty() ? found->label : found->id);
     // A time measured on a scenario that did not pass says nothing about the kernel; it never meets a goal.
     if (found->status != "PASSED") {
       const bool is_ratio = function.rfind("ratio", 0) == 0;
@@ -1021,6 +1034,9 @@ class TermEvaluator {
   const RecordView& record_;
   std::vector<std::string> facts_;
   std::vector<std::string> missing_;
+  std::map<std::size_t, GoalTermSides> sides_;  // by the index of the comparison node
+  std::vector<std::string> scenarios_read_;
+  bool reads_summary_ = false;
 };
 
 }  // namespace
@@ -1076,6 +1092,23 @@ std::string goal_caret_excerpt(std::string_view text, std::size_t offset) {
   return fmt::format("  {}{}{}\n{}^", prefix, text.substr(begin, end - begin), suffix, caret);
 }
 
+std::optional<double> goal_closeness(const GoalTermSides& sides) {
+  const bool positive = std::isfinite(sides.lhs) && std::isfinite(sides.rhs) && sides.lhs > 0 && sides.rhs > 0;
+  if (!positive) return std::nullopt;
+  double closeness = 0;
+  switch (sides.compare) {
+    case GoalCompare::kGreater:
+    case GoalCompare::kGreaterEqual: closeness = sides.lhs / sides.rhs; break;
+    case GoalCompare::kLess:
+    case GoalCompare::kLessEqual: closeness = sides.rhs / sides.lhs; break;
+    case GoalCompare::kEqual:
+    case GoalCompare::kNotEqual: return std::nullopt;
+  }
+  // 1e300 / 1e-300 overflows: a closeness that is not a finite positive number says nothing either.
+  if (!std::isfinite(closeness) || closeness <= 0) return std::nullopt;
+  return closeness;
+}
+
 std::vector<std::string> GoalVerdict::unmet() const {
   std::vector<std::string> out;
   for (const auto& term : terms) {
@@ -1115,6 +1148,9 @@ GoalVerdict evaluate_goal(const GoalExpression& goal, const nlohmann::json& reco
         const auto value = evaluator.eval(index);
         term.holds = value.has_value() && value->boolean;
         term.explanation = evaluator.explanation();
+        term.sides = evaluator.sides_of(index);
+        term.scenarios_read = evaluator.scenarios_read();
+        term.reads_summary = evaluator.reads_summary();
       } catch (const std::exception& e) {  // a hand-built expression with a bad operand index
         term.explanation = fmt::format("cannot evaluate: {}", e.what());
       }

@@ -109,6 +109,9 @@ void print_status(const CampaignStatus& s) {
                        : std::string(t.all_passed ? " -" : " -!");
   }
   if (!trend.empty()) std::cout << "trend    " << trend << "   (! = not all passed, - = untimed)\n";
+  std::cout << fmt::format("progress  {} ({} timed evaluation{} since)\n", s.last_progress.what,
+                           s.last_progress.timed_evaluations_since,
+                           s.last_progress.timed_evaluations_since == 1 ? "" : "s");
   std::cout << fmt::format("gate      {}\n", s.gate.holds ? "MET" : "UNMET");
   for (const auto& u : s.gate.unmet) std::cout << "  - " << u << "\n";
   for (const auto& e : s.open_events) std::cout << fmt::format("open event {}: {}\n", e.event, e.detail);

@@ -99,6 +99,16 @@ struct LoggedScenario {
   std::optional<double> ratio, ci_low, ci_high;
 };
 
+// How near one goal term was to its target on an evaluation, as the log keeps it: its closeness (goal_closeness, a
+// fraction of the target) and what its noise is made of. The engine tells a move of an unmet term toward its target
+// from noise with it.
+struct LoggedTermValue {
+  std::string term;  // its text, as in goal_terms_met
+  double closeness = 0;
+  std::vector<std::string> scenarios;  // the scenarios whose timing the term reads (GoalTerm::scenarios_read)
+  bool reads_summary = true;           // it also reads a figure of the whole record; true where the line does not say
+};
+
 // One evaluation as the log keeps it (small: enough for status, events, gate and reports).
 struct EvaluationSummary {
   int number = 0;  // 1-based, in log order
@@ -113,6 +123,9 @@ struct EvaluationSummary {
   // The goal's terms that held on this record when it was logged, by their text (none in lines written before
   // kseek logged them): a term met for the first time is progress even when the geomean moves less than the noise.
   std::vector<std::string> goal_terms_met;
+  // Each term that is a comparison of numbers with positive sides on this record (met or not); none in lines written
+  // before kseek logged them.
+  std::vector<LoggedTermValue> goal_term_values;
 };
 
 // The evaluation entry of a log record, or nothing when it is another type.

@@ -30,6 +30,13 @@ struct CampaignStatus {
     std::optional<double> geomean;  // none: untimed
     bool all_passed = false;
   };
+  // What the stagnation events count from: a new best geomean, or a goal term met for the first time or moved toward
+  // its target beyond the noise (docs/campaigns.md).
+  struct LastProgress {
+    int evaluation = 0;  // 0: none since the start
+    std::string what;    // in words, as the stagnation event names it
+    int timed_evaluations_since = 0;
+  };
   struct Gate {
     bool holds = false;
     int evaluation = 0;  // the evaluation used as evidence (0: none)
@@ -59,6 +66,7 @@ struct CampaignStatus {
   std::optional<Latest> latest;
   std::vector<TrendPoint> trend;  // the last eight evaluations
   int timed_evaluations_since_best = 0;
+  LastProgress last_progress;
   Gate gate;
   std::vector<OpenEvent> open_events;
   std::map<std::string, int> record_counts;  // log records by type

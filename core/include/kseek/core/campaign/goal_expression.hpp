@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,12 +56,34 @@ std::string to_string(const GoalExpression& goal);
 // cut to a window around the caret, marked with "...".
 std::string goal_caret_excerpt(std::string_view text, std::size_t offset);
 
+// The two sides of a term that is one comparison of numbers (`tflops("H12") >= 1.5 * tflops("H01")`), as this record
+// gave them: how near an unmet term is to its target (goal_closeness), not only whether it holds.
+struct GoalTermSides {
+  GoalCompare compare = GoalCompare::kGreaterEqual;
+  double lhs = 0;
+  double rhs = 0;
+};
+
 // One operand of the goal's top-level `and` (the whole goal when it has none).
 struct GoalTerm {
   std::string source;  // the exact text of the term in the goal, parentheses included
   bool holds = false;
   std::string explanation;  // the record's values behind the verdict, or what the record lacks to decide it
+  // Set only when the term is a comparison of numbers and both sides are finite numbers on this record.
+  std::optional<GoalTermSides> sides;
+  // The scenarios whose timing the term reads (ratio, tflops, gbps, peak_*_percent), by the record's id (its label
+  // where it has none), once each in goal order: their intervals are the noise on its sides. A peer's figure is not a
+  // scenario's timing and is not listed.
+  std::vector<std::string> scenarios_read;
+  // The term also reads a figure of the whole record (geomean, min_ratio, passed, all_passed, ...), whose noise is no
+  // one scenario's interval.
+  bool reads_summary = false;
 };
+
+// How near a comparison's sides are to holding, as a fraction of its target: lhs / rhs for `>` and `>=`, rhs / lhs for
+// `<` and `<=` (1 or more where it holds). Nothing for `==` and `!=`, which have no direction, or where a side is not a
+// positive finite number: a fraction of a zero or negative target says nothing about distance.
+std::optional<double> goal_closeness(const GoalTermSides& sides);
 
 struct GoalVerdict {
   bool holds = false;  // every term holds (and there is at least one)
