@@ -122,6 +122,16 @@ __device__ __forceinline__ float fast_log2(float x) {
 //   * one key row in 256 has a K noise six times larger: a few keys dominate the rows that align with them, so a
 //     kernel that skips keys or tails (W5) or misplaces a page (W7) moves those rows by O(1);
 //   * descales are uniform in [0.5, 1.5) / 8 per [sequence, kv head] and tensor (W8), sinks uniform in [-2, 10).
+// An element's noise is Irwin-Hall of four 16-bit uniforms: steps of 2.6e-5, finer than fp16's rounding step above
+// 0.03 in magnitude and bf16's above 0.004, so the stored mantissas are random to their last bit for most elements and
+// a kernel that drops low bits cannot pass by luck.
+//
+// Cost: the fills run for every timed launch (fresh inputs), so they are written for throughput. Per-head values
+// (scales, outlier channels) come from 64-bit splitmix64 once per head and block; per-element bits from a 32-bit
+// finaliser, two rounds for 64 bits (about 16 integer instructions where two 64-bit splitmix64 rounds took about 90:
+// 64-bit multiplies are emulated). A thread writes kFillChunk consecutive elements with one 16-byte store. On an
+// H200 the 64-bit version filled H19's 4.3 GB in 45 ms at 77 % of the SM's issue rate and 10 % of the memory
+// bandwidth (Nsight Compute, 2026-12-04); docs/benchmarks.md has the figures of this one.
 // =====================================================================================================================
 
 __device__ __forceinline__ u64 splitmix64(u64 z) {
@@ -135,16 +145,39 @@ __device__ __forceinline__ u64 hash3(u64 seed, u64 tag, u64 index) {
   return splitmix64(seed ^ splitmix64(tag * 0xD1B54A32D192ED03ull + index));
 }
 
-__device__ __forceinline__ float unit_float(u64 bits) {  // [0, 1)
+__device__ __forceinline__ float unit_float(u64 bits) {  // [0, 1) from the top 24 bits
   return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
 }
 
-__device__ __forceinline__ float gaussian(u64 h) {  // mean 0, variance 1 (Irwin-Hall of four 16-bit uniforms)
-  const float sum4 = static_cast<float>((h & 0xFFFF) + ((h >> 16) & 0xFFFF) + ((h >> 32) & 0xFFFF) + (h >> 48));
-  return (sum4 * (1.0f / 65536.0f) - 2.0f) * 1.7320508f;
+__device__ __forceinline__ float log_uniform_scale(u64 h) { return exp2f(-1.0f + 2.0f * unit_float(h)); }  // 0.5..2
+
+// A 32-bit finaliser: xor-shifts around two odd multiplies, a bijection of 32-bit words whose outputs for
+// neighbouring inputs pass as independent (shifts and multipliers of the published "lowbias32" family found by the
+// hash-prospector search). Two rounds make a keyed counter hash.
+__device__ __forceinline__ u32 mix32(u32 x) {
+  x ^= x >> 16;
+  x *= 0x21F0AAADu;
+  x ^= x >> 15;
+  x *= 0x735A2D97u;
+  x ^= x >> 15;
+  return x;
 }
 
-__device__ __forceinline__ float log_uniform_scale(u64 h) { return exp2f(-1.0f + 2.0f * unit_float(h)); }  // 0.5..2
+// The per-word key of counter `i` in the stream keyed `key`: the counter's high word folded in once, so the low word
+// alone varies within any 2^32 aligned counters (a kFillChunk never crosses one).
+__device__ __forceinline__ u32 high_key(u32 key, u64 i) { return mix32(static_cast<u32>(i >> 32) ^ key); }
+
+// 32 random bits of counter `i` in the stream keyed `key`.
+__device__ __forceinline__ u32 bits32(u32 key, u64 i) { return mix32(static_cast<u32>(i) ^ high_key(key, i)); }
+
+__device__ __forceinline__ float unit_float32(u32 bits) {  // [0, 1) from the top 24 bits: every value an exact fp32
+  return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
+}
+
+__device__ __forceinline__ float gaussian(u32 a, u32 b) {  // mean 0, variance 1 (Irwin-Hall of four 16-bit uniforms)
+  const u32 sum4 = (a & 0xFFFFu) + (a >> 16) + (b & 0xFFFFu) + (b >> 16);
+  return (static_cast<float>(sum4) * (1.0f / 65536.0f) - 2.0f) * 1.7320508f;
+}
 
 enum Tag : u64 {
   kTagQHead = 1,
@@ -182,9 +215,7 @@ __device__ KHead k_head(u64 seed, int g, int head_dim, float logit_scale) {
 }
 
 // What every element of one head shares (its scales, its kv head's outlier channels): computed once per head and
-// block (head_character), not once per element: the case-study set's fills took 2.3x less time on an H200 with this
-// (docs/benchmarks.md), far from memory speed still (H19: about 50 ms per 4.3 GB fill with its fingerprint, where
-// the copy bandwidth would allow about 2 ms).
+// block (head_character), not once per element.
 struct HeadCharacter {
   float scale;  // Q, V, q_v: the head's log-uniform scale; K: the kv head's noise scale (KHead::sigma)
   float mean;   // K: the outlier channels' mean
@@ -215,34 +246,59 @@ __device__ HeadCharacter head_character(const FillParams& p, int head) {
   return h;
 }
 
-// Element c of vector v = row * heads + head (global element index i = v * dim + c), given its head's character and
-// `row_bits`, the one hash per vector its kind needs (Q: the outlier amplitude's, K: the outlier row's).
-__device__ __forceinline__ float generate(const FillParams& p, const HeadCharacter& h, u64 row_bits, int head, int c,
-                                          i64 i) {
+// The keys of one fill's counter streams, drawn from the seed once per thread: an element's noise (two streams, 64
+// bits), a vector's row bits (Q: the outlier amplitude, counter = vector; K: the outlier row, counter = row) and
+// V's per-(kv head, channel) mean.
+struct FillKeys {
+  u32 noise_a, noise_b;
+  u32 row;
+  u32 mean_low;  // high_key(V's mean key, 0): the key of every counter below 2^32
+};
+
+__device__ FillKeys fill_keys(const FillParams& p) {
+  u64 noise_tag = kTagQvElement;
+  if (p.kind == kFillQ) noise_tag = kTagQElement;
+  if (p.kind == kFillK) noise_tag = kTagKElement;
+  if (p.kind == kFillV) noise_tag = kTagVElement;
+  const u64 noise = hash3(p.seed, noise_tag, 0);
+  FillKeys k;
+  k.noise_a = static_cast<u32>(noise);
+  k.noise_b = static_cast<u32>(noise >> 32);
+  k.row = static_cast<u32>(hash3(p.seed, p.kind == kFillQ ? kTagQAmplitude : kTagKRow, 0));
+  k.mean_low = high_key(static_cast<u32>(hash3(p.seed, kTagVMean, 0)), 0);
+  return k;
+}
+
+// The one row hash per vector its kind needs (Q: the outlier amplitude's, per vector; K: the outlier row's, per row
+// of `heads` vectors).
+__device__ __forceinline__ u32 row_bits(const FillParams& p, const FillKeys& k, u64 vector, u64 row) {
+  if (p.kind == kFillQ) return bits32(k.row, vector);
+  if (p.kind == kFillK) return bits32(k.row, row);
+  return 0;
+}
+
+// Element c of a vector of head `head`, given its head's character, its vector's row bits and its 64 noise bits.
+__device__ __forceinline__ float generate(const FillParams& p, const FillKeys& k, const HeadCharacter& h, u32 row,
+                                          int head, int c, u32 noise_a, u32 noise_b) {
   switch (p.kind) {
     case kFillQ: {
-      float value = h.scale * gaussian(hash3(p.seed, kTagQElement, i));
-      if (c == h.c0 || c == h.c1) value += outlier_amplitude(p.logit_scale) * (2.0f * unit_float(row_bits) - 1.0f);
+      float value = h.scale * gaussian(noise_a, noise_b);
+      if (c == h.c0 || c == h.c1) value += outlier_amplitude(p.logit_scale) * (2.0f * unit_float32(row) - 1.0f);
       return value;
     }
     case kFillK: {
-      const bool outlier_row = (row_bits & 255) == 0;
-      float value = h.scale * (outlier_row ? 6.0f : 1.0f) * gaussian(hash3(p.seed, kTagKElement, i));
+      const bool outlier_row = (row & 255u) == 0;
+      float value = h.scale * (outlier_row ? 6.0f : 1.0f) * gaussian(noise_a, noise_b);
       if (c == h.c0 || c == h.c1) value += h.mean;
       return value;
     }
     case kFillV: {
-      const float mean = 2.0f * unit_float(hash3(p.seed, kTagVMean, static_cast<u64>(head) * p.dim + c)) - 1.0f;
-      return mean + h.scale * gaussian(hash3(p.seed, kTagVElement, i));
+      // head * dim + c < 2^32: the stream's high key is its key for counter 0, one finaliser round per element.
+      const float mean = 2.0f * unit_float32(mix32(static_cast<u32>(head * p.dim + c) ^ k.mean_low)) - 1.0f;
+      return mean + h.scale * gaussian(noise_a, noise_b);
     }
-    default: return h.scale * gaussian(hash3(p.seed, kTagQvElement, i));  // kFillQv
+    default: return h.scale * gaussian(noise_a, noise_b);  // kFillQv
   }
-}
-
-__device__ __forceinline__ u64 row_bits(const FillParams& p, i64 vector) {
-  if (p.kind == kFillQ) return hash3(p.seed, kTagQAmplitude, static_cast<u64>(vector));
-  if (p.kind == kFillK) return hash3(p.seed, kTagKRow, static_cast<u64>(vector / p.heads));
-  return 0;
 }
 
 __device__ __forceinline__ float finish_value(const FillParams& p, float value) {
@@ -250,6 +306,80 @@ __device__ __forceinline__ float finish_value(const FillParams& p, float value) 
   if (p.dtype == kDTypeFP16) value = fminf(fmaxf(value, -kFp16Limit), kFp16Limit);
   return value;
 }
+
+// PTX ISA cvt .bf16x2 / .f16x2 / .e4m3x2 from two f32: a goes to the upper half, b to the lower (round to nearest
+// even, as store_element rounds one element: a chunk's bytes equal the element-by-element ones).
+__device__ __forceinline__ u32 pack_pair(int dtype, float low, float high) {
+  u32 packed;
+  if (dtype == kDTypeBF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+  } else if (dtype == kDTypeFP16) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+  } else {
+    u16 pair;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(high), "f"(low));
+    packed = pair;
+  }
+  return packed;
+}
+
+// Elements first .. first + kFillChunk - 1 with one store (16 bytes for 16-bit types, 8 for fp8, two of 16 for fp32).
+__device__ __forceinline__ void store_chunk(void* base, u64 first, int dtype, const float (&v)[kFillChunk]) {
+  static_assert(kFillChunk == 8, "a chunk is four pairs");
+  if (dtype == kDTypeBF16 || dtype == kDTypeFP16) {
+    uint4 word;
+    word.x = pack_pair(dtype, v[0], v[1]);
+    word.y = pack_pair(dtype, v[2], v[3]);
+    word.z = pack_pair(dtype, v[4], v[5]);
+    word.w = pack_pair(dtype, v[6], v[7]);
+    reinterpret_cast<uint4*>(static_cast<u16*>(base) + first)[0] = word;
+  } else if (dtype == kDTypeFP8E4M3) {
+    uint2 word;
+    word.x = pack_pair(dtype, v[0], v[1]) | pack_pair(dtype, v[2], v[3]) << 16;
+    word.y = pack_pair(dtype, v[4], v[5]) | pack_pair(dtype, v[6], v[7]) << 16;
+    reinterpret_cast<uint2*>(static_cast<u8*>(base) + first)[0] = word;
+  } else {
+    float4* out = reinterpret_cast<float4*>(static_cast<float*>(base) + first);
+    out[0] = make_float4(v[0], v[1], v[2], v[3]);
+    out[1] = make_float4(v[4], v[5], v[6], v[7]);
+  }
+}
+
+// Where a fill thread's element sits (token row, head, channel of its vector), moved along the grid-stride loop by
+// additions only: the per-chunk divisions by dim and heads (64-bit ones above 2^32 elements, a long call each) cost
+// H19's 4.3-billion-element fills more than their hashing (2026-12-04).
+struct FillCursor {
+  u64 token;
+  int head, channel;
+  u64 token_step;  // the stride in whole rows, heads and channels
+  int head_step, channel_step;
+
+  __device__ FillCursor(const FillParams& p, u64 first, u64 stride) {
+    const u64 vector = first / p.dim;
+    channel = static_cast<int>(first - vector * p.dim);
+    token = vector / static_cast<u64>(p.heads);
+    head = static_cast<int>(vector - token * p.heads);
+    const u64 vectors = stride / p.dim;
+    channel_step = static_cast<int>(stride - vectors * p.dim);
+    token_step = vectors / static_cast<u64>(p.heads);
+    head_step = static_cast<int>(vectors - token_step * p.heads);
+  }
+
+  __device__ __forceinline__ void advance(const FillParams& p) {
+    channel += channel_step;
+    int carry = 0;
+    if (channel >= p.dim) {
+      channel -= p.dim;
+      carry = 1;
+    }
+    head += head_step + carry;
+    token += token_step;
+    if (head >= p.heads) {  // head_step + carry <= heads, so one wrap at most
+      head -= p.heads;
+      ++token;
+    }
+  }
+};
 
 constexpr int kFillHeadTable = 256;  // heads whose character a block keeps in shared memory
 static_assert(kFillHeadTable * sizeof(HeadCharacter) == kFillHeadTableBytes, "the fill launch asks for this table");
@@ -668,19 +798,22 @@ using kseek::attention::device::ReferenceParams;
 namespace dev = kseek::attention::device;
 
 // One tensor (FillKind): values as described under "Input generation", then rounded to the tensor's type (fp8: scaled
-// by kFp8Unit first, saturating). Q, K, V and q_v go a vector (row, head) per warp, lanes along the channels; descales
-// and sinks, a few elements, go one element per thread.
+// by kFp8Unit first, saturating). Q, K, V and q_v go a chunk of kFillChunk consecutive elements per thread (one
+// vector's channels: dim is a multiple of the chunk) with one store, or an element per thread where dim or the
+// tensor's alignment does not allow chunks; both give the same bytes. Descales and sinks, a few elements, go one
+// element per thread.
 extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const FillParams p) {
   void* out = reinterpret_cast<void*>(p.out);
-  const dev::i64 count = static_cast<dev::i64>(p.count);
+  const dev::u64 count = p.count;
+  const dev::u64 threads = static_cast<dev::u64>(gridDim.x) * blockDim.x;
+  const dev::u64 thread = blockIdx.x * static_cast<dev::u64>(blockDim.x) + threadIdx.x;
   if (p.kind == dev::kFillDescale || p.kind == dev::kFillSinks) {
-    for (dev::i64 i = blockIdx.x * static_cast<dev::i64>(blockDim.x) + threadIdx.x; i < count;
-         i += static_cast<dev::i64>(gridDim.x) * blockDim.x) {
+    for (dev::u64 i = thread; i < count; i += threads) {
       const float value =
           p.kind == dev::kFillDescale
               ? (0.5f + dev::unit_float(dev::hash3(p.seed, dev::kTagDescale + 16 * p.tensor, i))) / dev::kFp8Unit
               : -2.0f + 12.0f * dev::unit_float(dev::hash3(p.seed, dev::kTagSink, i));
-      dev::store_element(out, i, p.dtype, value);
+      dev::store_element(out, static_cast<dev::i64>(i), p.dtype, value);
     }
     return;
   }
@@ -692,16 +825,33 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const
     for (int h = threadIdx.x; h < p.heads; h += blockDim.x) characters[h] = dev::head_character(p, h);
   }
   __syncthreads();
-  const int lane = threadIdx.x % 32;
-  const dev::i64 vectors = count / p.dim;
-  const dev::i64 warps = static_cast<dev::i64>(gridDim.x) * (blockDim.x / 32);
-  for (dev::i64 v = blockIdx.x * static_cast<dev::i64>(blockDim.x / 32) + threadIdx.x / 32; v < vectors; v += warps) {
-    const int head = static_cast<int>(v % p.heads);
+  const dev::FillKeys keys = dev::fill_keys(p);
+  const int width = dev::fill_chunked(p.dim, p.out) ? dev::kFillChunk : 1;
+  const dev::u64 units = count / width;
+  dev::FillCursor at(p, thread * width, threads * width);
+  for (dev::u64 u = thread; u < units; u += threads, at.advance(p)) {
+    const dev::u64 first = u * width;
+    const int head = at.head;
+    const int c0 = at.channel;
+    const dev::u64 vector = at.token * static_cast<dev::u64>(p.heads) + head;
     const dev::HeadCharacter h = tabled ? characters[head] : dev::head_character(p, head);
-    const dev::u64 bits = dev::row_bits(p, v);
-    for (int c = lane; c < p.dim; c += 32) {
-      const dev::i64 i = v * p.dim + c;
-      dev::store_element(out, i, p.dtype, dev::finish_value(p, dev::generate(p, h, bits, head, c, i)));
+    const dev::u32 row = dev::row_bits(p, keys, vector, at.token);
+    // A chunk never crosses a multiple of 2^32 elements (its first element is a multiple of kFillChunk).
+    const dev::u32 key_a = dev::high_key(keys.noise_a, first);
+    const dev::u32 key_b = dev::high_key(keys.noise_b, first);
+    float values[dev::kFillChunk];
+#pragma unroll
+    for (int k = 0; k < dev::kFillChunk; ++k) {
+      if (k < width) {
+        const dev::u32 low = static_cast<dev::u32>(first) + k;
+        values[k] = dev::finish_value(p, dev::generate(p, keys, h, row, head, c0 + k, dev::mix32(low ^ key_a),
+                                                       dev::mix32(low ^ key_b)));
+      }
+    }
+    if (width == dev::kFillChunk) {
+      dev::store_chunk(out, first, p.dtype, values);
+    } else {
+      dev::store_element(out, static_cast<dev::i64>(first), p.dtype, values[0]);
     }
   }
 }

@@ -43,6 +43,14 @@ struct FillParams {
 };
 
 inline constexpr int kFillHeadTableBytes = 256 * 16;  // attention_fill's per-head table (kFillHeadTable entries)
+// Elements one fill thread writes with one store (16 bytes of a 16-bit tensor) when fill_chunked says it may.
+inline constexpr int kFillChunk = 8;
+
+// Whether a Q, K, V or q_v fill may write whole chunks: vectors of whole chunks, and a tensor address aligned for the
+// widest chunk store (16 bytes). Host (grid size) and device (loop) decide alike.
+KSEEK_ATTENTION_HOST_DEVICE inline constexpr bool fill_chunked(int dim, unsigned long long address) {
+  return dim % kFillChunk == 0 && address % 16 == 0;
+}
 
 // ---- references ----------------------------------------------------------------------------------------------------
 

@@ -505,9 +505,13 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
     params.tensor = tensor;
     params.logit_scale = p.softmax_scale;
     HostLaunch launch;
-    launch.grid = {static_cast<unsigned>(
-                       std::min<std::uint64_t>((params.count + kFillThreads - 1) / kFillThreads, kMaxFillBlocks)),
-                   1, 1};
+    // One thread per chunk of kFillChunk elements where the kernel writes chunks (fill_chunked), else per element.
+    const bool chunked = kind != device::kFillDescale && kind != device::kFillSinks &&
+                         device::fill_chunked(dim, static_cast<unsigned long long>(params.out));
+    const std::uint64_t units = chunked ? params.count / device::kFillChunk : params.count;
+    launch.grid = {
+        static_cast<unsigned>(std::min<std::uint64_t>((units + kFillThreads - 1) / kFillThreads, kMaxFillBlocks)), 1,
+        1};
     launch.block = {kFillThreads, 1, 1};
     launch.dynamic_smem_bytes = device::kFillHeadTableBytes;
     if (auto ok = host.launch(kFillKernel, launch, &params, sizeof(params)); !ok) {

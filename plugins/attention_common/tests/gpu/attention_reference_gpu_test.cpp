@@ -18,92 +18,15 @@
 
 #include <gtest/gtest.h>
 
+#include "attention_gpu.hpp"
 #include "kseek/attention/attention_workload.hpp"
 #include "kseek/attention/scenario_config.hpp"
-#include "support/plugin_device_host.hpp"
 
 namespace kseek::attention {
 namespace {
 
 constexpr std::uint64_t kInputSeed = 20261203;  // printed with every failure
 constexpr double kEps32 = 1.0 / (1 << 24);      // fp32 unit roundoff
-
-// ---- host decoding of the stored element types (exact) -------------------------------------------------------------
-
-double bf16_value(std::uint16_t bits) {
-  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &word, 4);
-  return f;
-}
-double f16_value(std::uint16_t bits) {
-  const int sign = bits >> 15, exponent = (bits >> 10) & 31, mantissa = bits & 1023;
-  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
-  return sign ? -magnitude : magnitude;
-}
-double e4m3_value(std::uint8_t bits) {  // e4m3 "fn": no infinities, 0x7f/0xff NaN (never generated)
-  const int sign = bits >> 7, exponent = (bits >> 3) & 15, mantissa = bits & 7;
-  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -9) : std::ldexp(8 + mantissa, exponent - 10);
-  return sign ? -magnitude : magnitude;
-}
-
-struct HostTensor {
-  ElementType type = ElementType::kF32;
-  std::vector<std::byte> bytes;
-  double at(std::int64_t i) const {
-    switch (type) {
-      case ElementType::kBF16: {
-        std::uint16_t b;
-        std::memcpy(&b, bytes.data() + 2 * i, 2);
-        return bf16_value(b);
-      }
-      case ElementType::kF16: {
-        std::uint16_t b;
-        std::memcpy(&b, bytes.data() + 2 * i, 2);
-        return f16_value(b);
-      }
-      case ElementType::kFP8E4M3: return e4m3_value(static_cast<std::uint8_t>(bytes[static_cast<std::size_t>(i)]));
-      case ElementType::kI32: {
-        std::int32_t v;
-        std::memcpy(&v, bytes.data() + 4 * i, 4);
-        return v;
-      }
-      default: {
-        float v;
-        std::memcpy(&v, bytes.data() + 4 * i, 4);
-        return v;
-      }
-    }
-  }
-  std::int64_t integer(std::int64_t i) const { return static_cast<std::int64_t>(at(i)); }
-  bool empty() const { return bytes.empty(); }
-};
-
-// ---- the GPU side: one session and the device library, built once for the test binary ------------------------------
-
-// attention.fa3's device library (this folder's, as every attention plugin embeds it) on GPU 0, through the DeviceHost
-// a plugin is handed; test support keeps core's session and build service out of this file.
-struct Gpu {
-  std::unique_ptr<kseek::testing::TestDeviceHost> session;
-  std::string problem;  // why there is none
-};
-
-Gpu& the_gpu() {
-  static Gpu gpu = [] {
-    Gpu g;
-    auto opened = kseek::testing::open_plugin_device_host("attention.fa3", 9,
-                                                          "the device library needs sm_90 or later (fp8 conversions)");
-    if (!opened) {
-      ADD_FAILURE() << opened.error().message;
-      g.problem = "no device library on the GPU";
-      return g;
-    }
-    g.session = std::move(opened->host);
-    g.problem = opened->skip_reason;
-    return g;
-  }();
-  return gpu;
-}
 
 // ---- the fp64 CPU reference ----------------------------------------------------------------------------------------
 
@@ -273,7 +196,7 @@ void PrintTo(const ReferenceCase& c, std::ostream* os) { *os << c.label << " (" 
 class AttentionReferenceGpu : public ::testing::TestWithParam<ReferenceCase> {};
 
 TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
-  Gpu& gpu = the_gpu();
+  AttentionGpu& gpu = the_attention_gpu();
   if (!gpu.session) GTEST_SKIP() << "SKIPPED: " << gpu.problem;
   kseek::testing::TestDeviceHost& session = *gpu.session;
   SCOPED_TRACE("scenario " + GetParam().scenario + ", input seed " + std::to_string(kInputSeed));
@@ -339,9 +262,10 @@ TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
 
   const CpuReference cpu(p, std::move(host), layout);
   const HostTensor& cu_q = cpu.tensor(kNameCuSeqlensQ);
-  // The output's own rounding (same precision): half an ulp of bf16 (2^-9) or fp16 (2^-12), relative.
-  const double out_ulp = layout.tensors[kTensorO].type == ElementType::kF16 ? 1.0 / 2048 : 1.0 / 256;
-  const double p_ulp = p.dtype_qkv == kDTypeFP16 ? 1.0 / 2048 : 1.0 / 256;  // P rounded to fp16, else bf16
+  // Rounding to nearest in a type of t significant bits moves a value by at most 2^-t relative (the unit roundoff):
+  // 2^-8 for bf16 (8 bits with the implicit one), 2^-11 for fp16. The output's own rounding, and P's.
+  const double out_u = layout.tensors[kTensorO].type == ElementType::kF16 ? 1.0 / 2048 : 1.0 / 256;
+  const double p_u = p.dtype_qkv == kDTypeFP16 ? 1.0 / 2048 : 1.0 / 256;  // P rounded to fp16, else bf16
   int failures = 0, checked_rows = 0, empty_rows = 0;
   double worst_ratio = 0.0;
   for (int b = 0; b < p.batch; ++b) {
@@ -362,8 +286,9 @@ TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
                           << "] = " << gold_o.at(i) << ", fp64 " << row.o[c] << ": error " << err << " > fp32 bound "
                           << bound;
           }
-          // Same precision: P rounded to p_dtype (half an ulp each, relative) and the output rounded to its type.
-          const double same_bound = bound + p_ulp / 2 * row.pv_abs[c] + out_ulp * std::fabs(row.o[c]) + 1e-30;
+          // Same precision: P rounded to p_dtype (p_u each, relative) and the output rounded to its type. P's term
+          // was half of p_u until 2026-12-04: the inputs of that day's generator found a row that needs all of it.
+          const double same_bound = bound + p_u * row.pv_abs[c] + out_u * std::fabs(row.o[c]) + 1e-30;
           const double same_err = std::fabs(same_o.at(i) - row.o[c]);
           if (!(same_err <= same_bound)) {
             ++failures;
