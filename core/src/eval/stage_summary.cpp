@@ -18,17 +18,24 @@ void add_steps(std::optional<StageSeconds>& sum, const std::optional<StageSecond
   for (const auto& [step, seconds] : *steps) (*sum)[step] += seconds;
 }
 
-// "  reference cache, storing: staging 2.6 s · copy 0.4 s · file 10.3 s · wipe 2.2 s", or nothing when it did not.
+// "  reference cache, loading: staging 2.6 s · copy 0.4 s · file 10.3 s · wipe 2.2 s", or nothing when it did not.
+// Stores whose file and wipe steps ran on the worker's background writer also have `waited`, the part of them the
+// worker waited for: "  reference cache, storing: staging 2.6 s · copy 0.4 s · waited 3.1 s (in the background:
+// file 10.3 s · wipe 2.2 s)".
 std::string render_cache_steps(std::string_view what, const std::optional<StageSeconds>& steps) {
   if (!steps) return "";
-  std::string out = fmt::format("  reference cache, {}:", what);
-  const char* separator = "";
-  for (const char* step : {"staging", "copy", "file", "wipe"}) {
+  const auto seconds = [&](const char* step) {
     const auto found = steps->find(step);
-    out += fmt::format("{} {} {:.1f} s", separator, step, found == steps->end() ? 0.0 : found->second);
-    separator = " \xC2\xB7";
+    return found == steps->end() ? 0.0 : found->second;
+  };
+  const char* dot = " \xC2\xB7";
+  std::string out = fmt::format("  reference cache, {}: staging {:.1f} s{} copy {:.1f} s", what, seconds("staging"), dot,
+                                seconds("copy"));
+  if (steps->count("waited") != 0) {
+    return out + fmt::format("{} waited {:.1f} s (in the background: file {:.1f} s{} wipe {:.1f} s)\n", dot,
+                             seconds("waited"), seconds("file"), dot, seconds("wipe"));
   }
-  return out + "\n";
+  return out + fmt::format("{} file {:.1f} s{} wipe {:.1f} s\n", dot, seconds("file"), dot, seconds("wipe"));
 }
 
 }  // namespace

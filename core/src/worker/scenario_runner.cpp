@@ -19,6 +19,7 @@
 #include "kseek/core/worker/gpu_session.hpp"
 #include "kseek/core/worker/plan_validation.hpp"
 #include "kseek/core/worker/reference_cache.hpp"
+#include "kseek/core/worker/reference_writer.hpp"
 #include "kseek/core/worker/scenario_job.hpp"
 #include "kseek/core/worker/stage_clock.hpp"
 #include "kseek/device/launch_plan.h"
@@ -83,6 +84,7 @@ class ScenarioRunner {
       result_["seconds"]["timing"] = seconds_since(t);
     }
     if (!verdict) verdict = Verdict{Status::kPassed, ""};
+    wait_for_reference_write();  // its outcome and seconds belong to this scenario's record
     result_["status"] = to_string(verdict->status);
     result_["message"] = verdict->message;
     result_["seconds"]["total"] = seconds_since(started);
@@ -90,8 +92,8 @@ class ScenarioRunner {
     result_["stage_seconds"]["timed_kernels"] = timed_kernel_seconds_;
     result_["references"] = {
         {"computed", references_computed_}, {"from_cache", references_from_cache_}, {"stored", references_stored_}};
-    if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.to_json();
-    if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.to_json();
+    if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.to_json(false);
+    if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.to_json(true);
     if (!reference_cache_notes_.empty()) {
       result_["references"]["note"] = fmt::format("{}", fmt::join(reference_cache_notes_, "; "));
     }
@@ -641,6 +643,10 @@ class ScenarioRunner {
     auto step = Clock::now();
     double staging_seconds = 0;
     const ReferenceLookup lookup = reference_cache_.load(key, [&](std::uint64_t bytes) -> std::span<std::byte> {
+      // A hit: the staging buffer is a background write's until it is done (a miss leaves that write running).
+      const auto waiting = Clock::now();
+      join_reference_write();
+      cache_store_seconds_.waited += seconds_since(waiting);
       const auto allocating = Clock::now();
       auto staging = session_.host_staging(bytes);
       staging_seconds = seconds_since(allocating);
@@ -664,14 +670,18 @@ class ScenarioRunner {
     if (lookup.hit && rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
     cache_load_seconds_.copy += seconds_since(step);
     step = Clock::now();
-    session_.wipe_host_staging();
+    if (!host.empty()) session_.wipe_host_staging();  // a miss never touched it, and a write may still be reading it
     cache_load_seconds_.wipe += seconds_since(step);
     if (rc != CUDA_SUCCESS) return make_error(gpu::describe_cuda_error(api_, rc, "copying cached references"));
     return lookup.hit;
   }
 
-  // The buffers copied to host memory and written as one entry; a store that fails is a note, never a verdict.
+  // The buffers copied to host memory and written as one entry by the background writer, which then wipes the host
+  // copy: the write runs while this runner goes on with the next input set (never with the inputs these references
+  // belong to: every later launch gets fresh ones), and is waited for before the staging buffer is used again, before
+  // any timed window and before the scenario is reported. A store that fails is a note, never a verdict.
   void store_references(const ReferenceKey& key, const std::vector<DeviceBuffer>& buffers) {
+    wait_for_reference_write();  // the staging buffer is the previous write's until it is done
     StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
     auto step = Clock::now();
     auto host = session_.host_staging(key.payload_bytes());
@@ -687,18 +697,37 @@ class ScenarioRunner {
     }
     if (rc == CUDA_SUCCESS) rc = api_.cuStreamSynchronize_fn(session_.stream());
     cache_store_seconds_.copy += seconds_since(step);
-    step = Clock::now();
     if (rc != CUDA_SUCCESS) {
       note_reference_cache(gpu::describe_cuda_error(api_, rc, "copying references to store them"));
-    } else if (auto stored = reference_cache_.store(key, *host); !stored) {
-      note_reference_cache(stored.error().message);
-    } else {
-      ++references_stored_;
+      step = Clock::now();
+      session_.wipe_host_staging();
+      cache_store_seconds_.wipe += seconds_since(step);
+      return;
     }
-    cache_store_seconds_.file += seconds_since(step);
-    step = Clock::now();
-    session_.wipe_host_staging();
-    cache_store_seconds_.wipe += seconds_since(step);
+    account_reference_write(reference_writer_.start(key, *host, [this] { session_.wipe_host_staging(); }));
+  }
+
+  // Blocks until the background write, if one runs, is done; the wait is charged to the reference_cache stage (and
+  // to cache_store_seconds.waited: the part of the writes that did not run behind other work).
+  void wait_for_reference_write() {
+    if (!reference_writer_.running()) return;
+    StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
+    const auto step = Clock::now();
+    join_reference_write();
+    cache_store_seconds_.waited += seconds_since(step);
+  }
+
+  void join_reference_write() { account_reference_write(reference_writer_.wait()); }
+
+  void account_reference_write(const std::optional<ReferenceWriteOutcome>& outcome) {
+    if (!outcome) return;
+    cache_store_seconds_.file += outcome->file_seconds;
+    cache_store_seconds_.wipe += outcome->wipe_seconds;
+    if (outcome->stored) {
+      ++references_stored_;
+    } else {
+      note_reference_cache(outcome->note);
+    }
   }
 
   void note_staging_memory() {
@@ -716,6 +745,7 @@ class ScenarioRunner {
 
   // ---- timing ------------------------------------------------------------------------------------------
   Result<double> timed_launch(Side& side, std::uint32_t set) {
+    wait_for_reference_write();  // no thread writes files while a launch is timed
     StageClock::Scope stage(stages_, WorkerStage::kTimed);
     auto args = kernel_args(side, set);
     if (!args) {
@@ -911,13 +941,21 @@ class ScenarioRunner {
   // bounds a load or a store is measured: host staging memory allocated (page-locked), the copy to or from the GPU,
   // the entry file read or written (hashing, and for a store the free-space check and the eviction, included), the
   // host copy wiped. Loads are reported when one hit; lookups that missed stay in the reference_cache stage alone.
+  // A load's steps all run on this thread. A store's staging and copy do; its file and wipe run on the background
+  // writer, and `waited` is how long this thread waited for it (stores only).
   struct CacheSeconds {
-    double staging = 0, copy = 0, file = 0, wipe = 0;
-    nlohmann::json to_json() const { return {{"staging", staging}, {"copy", copy}, {"file", file}, {"wipe", wipe}}; }
+    double staging = 0, copy = 0, file = 0, wipe = 0, waited = 0;
+    nlohmann::json to_json(bool store) const {
+      nlohmann::json out = {{"staging", staging}, {"copy", copy}, {"file", file}, {"wipe", wipe}};
+      if (store) out["waited"] = waited;
+      return out;
+    }
   };
   CacheSeconds cache_load_seconds_;
   CacheSeconds cache_store_seconds_;
   std::vector<std::string> reference_cache_notes_;
+  // Declared after reference_cache_, which it writes to, so destroyed before it; its destructor waits for a write.
+  ReferenceWriter reference_writer_{reference_cache_};
   StageClock stages_;                // where this scenario's time went (record: stage_seconds)
   double timed_kernel_seconds_ = 0;  // the timed windows alone: what the kernels under test took
 };
