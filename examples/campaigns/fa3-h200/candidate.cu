@@ -64,7 +64,8 @@ constexpr int kMaxRowsForDecode = 64;       // GQA-packed query rows per (sequen
 enum ElemKind : int {
   kElemBF16 = 0,  // bf16 inputs, bf16 MMA
   kElemFP16 = 1,  // fp16 inputs, fp16 MMA
-  kElemFP8 = 2,   // e4m3 inputs, widened exactly to fp16 in shared memory, fp16 MMA
+  kElemFP8 = 2,   // e4m3 inputs, fp16 MMA: Q widened exactly to fp16 in shared memory; K/V stay raw e4m3 in the ring
+                  // and each MMA fragment is widened in registers (k_fragment_e4m3, v_fragment_e4m3)
 };
 
 // kD_/kDV_: padded head dims (multiples of 16; real d/dv are zero-filled up to them in shared memory).
@@ -100,7 +101,6 @@ struct TileConfig {
   static constexpr int kLdP = kBNC_ + 8;
   static constexpr int kRawLdK = kD_ + 16;  // fp8 staging pitch in bytes
   static constexpr int kRawLdV = kDV_ + 16;
-  static constexpr int kKVBufs = kStages_;  // 16-bit ring slots (fp8 reads its raw ring; see k_fragment_e4m3)
 
   static_assert(kD_ % 16 == 0 && kDV_ % 16 == 0, "head dims are padded to MMA k-steps of 16");
   static_assert(kWarps % kWN_ == 0, "warps split into row groups of kWN");
@@ -117,8 +117,11 @@ template <class C>
 struct alignas(128) SharedStorage {
   alignas(16) u16 q[C::kBM][C::kLdK];                             // [BM rows, D] Q (fp16/bf16), packed rows
   alignas(16) u16 qv[C::kQv ? C::kBM : 1][C::kQv ? C::kLdV : 8];  // [BM rows, DV] q_v (MLA tiling only)
-  alignas(16) u16 k[C::kFp8 ? 1 : C::kKVBufs][C::kFp8 ? 1 : C::kBN][C::kFp8 ? 8 : C::kLdK];  // [slots, BN keys, D] K
-  alignas(16) u16 v[C::kFp8 ? 1 : C::kKVBufs][C::kFp8 ? 1 : C::kBN][C::kFp8 ? 8 : C::kLdV];  // [slots, BN keys, DV] V
+  // 16-bit only: fp8 reads its K/V fragments from the raw ring below (k_fragment_e4m3, v_fragment_e4m3).
+  alignas(16) u16 k[C::kFp8 ? 1 : C::kStages][C::kFp8 ? 1 : C::kBN][C::kFp8 ? 8 : C::kLdK];  // [slots, BN keys, D] K
+  alignas(16) u16 v[C::kFp8 ? 1 : C::kStages][C::kFp8 ? 1 : C::kBN][C::kFp8 ? 8 : C::kLdV];  // [slots, BN keys, DV] V
+  static_assert(!(C::kFp8 && C::kQv), "q_v's logits read V as 16-bit K-like rows, which fp8 collapses (the plan "
+                                      "declines fp8 with q_v)");
   // fp8 only: [stages, BN keys, D bytes] and [stages, BN keys, DV bytes] raw e4m3 ring, read by the MMAs' fragments.
   alignas(16) u8 k_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdK : 16];
   alignas(16) u8 v_raw[C::kFp8 ? C::kStages : 1][C::kFp8 ? C::kBN : 1][C::kFp8 ? C::kRawLdV : 16];
@@ -559,6 +562,42 @@ __device__ __forceinline__ void load_query_rows(u16 (*dst)[kLd], const void* src
   }
 }
 
+// O += P V for k-step kk (16 keys of the chunk): this warp's kNTO channel tiles of V as B fragments against the P
+// fragments `a` (from registers or from sm.p). fp8: each fragment widened from the raw ring at v_lane; 16-bit: ldmatrix
+// .trans at v_addr4 (channel tiles in pairs) and v_addr2 (an odd last one).
+template <class C>
+__device__ __forceinline__ void pv_step(float (&o)[C::kMT][C::kNTO][4], const u32 (&a)[C::kMT][4], int kk,
+                                        const u8* v_lane, u32 v_addr4, u32 v_addr2) {
+  constexpr int kMT = C::kMT, kNTO = C::kNTO;
+  constexpr bool kF16 = C::kMmaF16;
+  if constexpr (C::kFp8) {
+#pragma unroll
+    for (int nt = 0; nt < kNTO; ++nt) {
+      u32 b0, b1;
+      v_fragment_e4m3<C::kRawLdV>(v_lane + kk * 16 * C::kRawLdV + nt * 8, b0, b1);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][nt], a[mt], b0, b1);
+    }
+  } else {
+#pragma unroll
+    for (int cp = 0; cp < kNTO / 2; ++cp) {
+      u32 b0, b1, b2, b3;
+      ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
+        mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
+      }
+    }
+    if constexpr (kNTO % 2 == 1) {
+      u32 b0, b1;
+      ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
+    }
+  }
+}
+
 // =====================================================================================================================
 // The attention kernel: one CTA = one (sequence, kv head, block of kBM packed query rows, key split).
 // Per key tile: S = Q K^T (+ Qv V^T)  ->  mask, softcap  ->  online softmax in base 2  ->  O += P V.
@@ -721,7 +760,6 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
     const int fetched = fetch_ahead ? fetch_tile_row<C>(my_first + j + kS, pr, b, sk, k_start) : -1;
     cp_async_wait<kS - 1>();
     __syncthreads();  // tile j (and Q) copied by every thread is visible to every warp
-    const int buf = slot;  // 16-bit: the ring slot's K/V; fp8 reads the raw slot itself
     const int tile = my_first + j;
     const int n0 = tile * kBN;
 #pragma unroll 1
@@ -759,8 +797,8 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
         }
       } else {
         const u32 q_addr = smem_u32(&sm.q[warp_row + a_row][a_col]);
-        const u32 k_addr4 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row4][bk_col4]);
-        const u32 k_addr2 = smem_u32(&sm.k[buf][c0 + warp_key + bk_row2][bk_col2]);
+        const u32 k_addr4 = smem_u32(&sm.k[slot][c0 + warp_key + bk_row4][bk_col4]);
+        const u32 k_addr2 = smem_u32(&sm.k[slot][c0 + warp_key + bk_row2][bk_col2]);
 #pragma unroll
         for (int kk = 0; kk < C::kD / 16; ++kk) {
           u32 a[kMT][4];
@@ -788,8 +826,8 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
       if constexpr (C::kQv) {
         if (has_qv) {  // MLA: the latent part of every logit, q_v . v, from the V tile read as K-like rows
           const u32 qv_addr = smem_u32(&sm.qv[warp_row + a_row][a_col]);
-          const u32 v_addr4 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row4][bk_col4]);
-          const u32 v_addr2 = smem_u32(&sm.v[buf][c0 + warp_key + bk_row2][bk_col2]);
+          const u32 v_addr4 = smem_u32(&sm.v[slot][c0 + warp_key + bk_row4][bk_col4]);
+          const u32 v_addr2 = smem_u32(&sm.v[slot][c0 + warp_key + bk_row2][bk_col2]);
 #pragma unroll
           for (int kk = 0; kk < C::kDV / 16; ++kk) {
             u32 a[kMT][4];
@@ -929,8 +967,8 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
 
       // ---- O += P V ----------------------------------------------------------------------------------------------
       // fp8: this lane's channel (g of each n-tile) in key row 2t4 of the chunk, in the raw ring (v_fragment_e4m3).
-      const u32 v_addr4 = C::kFp8 ? 0u : smem_u32(&sm.v[buf][c0 + bv_row][warp_ch + bv_col4]);
-      const u32 v_addr2 = C::kFp8 ? 0u : smem_u32(&sm.v[buf][c0 + bv_row][warp_ch]);
+      const u32 v_addr4 = C::kFp8 ? 0u : smem_u32(&sm.v[slot][c0 + bv_row][warp_ch + bv_col4]);
+      const u32 v_addr2 = C::kFp8 ? 0u : smem_u32(&sm.v[slot][c0 + bv_row][warp_ch]);
       const u8* v_lane = C::kFp8 ? &sm.v_raw[slot][c0 + 2 * t4][warp_ch + g] : nullptr;
       if constexpr (C::kWN == 1) {
         // P stays in registers: the accumulator layout of two adjacent n-tiles is the A layout of one k-step.
@@ -944,32 +982,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
             a[mt][2] = pack_half2<kF16>(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
             a[mt][3] = pack_half2<kF16>(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
           }
-          if constexpr (C::kFp8) {
-#pragma unroll
-            for (int nt = 0; nt < kNTO; ++nt) {
-              u32 b0, b1;
-              v_fragment_e4m3<C::kRawLdV>(v_lane + kk * 16 * C::kRawLdV + nt * 8, b0, b1);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][nt], a[mt], b0, b1);
-            }
-          } else {
-#pragma unroll
-            for (int cp = 0; cp < kNTO / 2; ++cp) {
-              u32 b0, b1, b2, b3;
-              ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) {
-                mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
-                mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
-              }
-            }
-            if constexpr (kNTO % 2 == 1) {
-              u32 b0, b1;
-              ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
-            }
-          }
+          pv_step<C>(o, a, kk, v_lane, v_addr4, v_addr2);
         }
       } else {
         // Key-split warps: each writes its P columns, then every warp multiplies the whole P row block by its channels.
@@ -991,32 +1004,7 @@ __device__ __forceinline__ void attention_forward(const Args& args) {
 #pragma unroll
           for (int mt = 0; mt < kMT; ++mt)
             ldsm_x4(p_addr + (mt * 16 * C::kLdP + kk * 16) * 2, a[mt][0], a[mt][1], a[mt][2], a[mt][3]);
-          if constexpr (C::kFp8) {
-#pragma unroll
-            for (int nt = 0; nt < kNTO; ++nt) {
-              u32 b0, b1;
-              v_fragment_e4m3<C::kRawLdV>(v_lane + kk * 16 * C::kRawLdV + nt * 8, b0, b1);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][nt], a[mt], b0, b1);
-            }
-          } else {
-#pragma unroll
-            for (int cp = 0; cp < kNTO / 2; ++cp) {
-              u32 b0, b1, b2, b3;
-              ldsm_x4_t(v_addr4 + (kk * 16 * C::kLdV + cp * 16) * 2, b0, b1, b2, b3);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) {
-                mma_16816<kF16>(o[mt][2 * cp], a[mt], b0, b1);
-                mma_16816<kF16>(o[mt][2 * cp + 1], a[mt], b2, b3);
-              }
-            }
-            if constexpr (kNTO % 2 == 1) {
-              u32 b0, b1;
-              ldsm_x2_t(v_addr2 + (kk * 16 * C::kLdV + (kNTO - 1) * 8) * 2, b0, b1);
-#pragma unroll
-              for (int mt = 0; mt < kMT; ++mt) mma_16816<kF16>(o[mt][kNTO - 1], a[mt], b0, b1);
-            }
-          }
+          pv_step<C>(o, a, kk, v_lane, v_addr4, v_addr2);
         }
       }
     }
@@ -1207,8 +1195,11 @@ constexpr int kBM = kRowsPerWG * kConsumerWGs;             // query rows per CTA
 // producer keeps its schedule state (item, ring position, work bounds) in registers: at 24 it spilled 48 bytes
 // (ptxas, d128), at 40 none, which leaves the consumers 232. The d192 and d256 consumers spill at 232 (52 and more
 // bytes), so their producer stays at 24 and spills instead (local memory, once per item, off the consumers' path).
-constexpr int kProducerRegs = 40;       // the TMA warp's warpgroup (and fp8's converter warps), d <= 128
-constexpr int kConsumerRegs = 232;      // d <= 128
+// fp8 d128 splits 56/224 instead (Config picks it): its producer warpgroup also holds the three converter warps, whose
+// row loop is unrolled four deep at 56 (kConvUnroll; H12 1.027x against 40/232 and two deep, NOTES.md 2026-12-04), and
+// 224 is the most the dec of 56 covers (ptxas: 8 bytes spilled). fp8 d256 takes the d192/d256 split.
+constexpr int kProducerRegs = 40;       // the TMA warp's warpgroup, 16-bit d <= 128 (fp8 d128: 56, see above)
+constexpr int kConsumerRegs = 232;      // 16-bit d <= 128 (fp8 d128: 224)
 constexpr int kProducerRegsWide = 24;   // d192, d256
 constexpr int kConsumerRegsWide = 240;  // d192, d256
 constexpr int kLaunchRegs = 168;        // per thread at launch: 65536 / 384 rounded down to a multiple of 8
@@ -1301,11 +1292,14 @@ struct Config {
   static_assert(kStages_ >= 2, "one tile lands while another is consumed");
   static_assert(!kFp8_ || kF16_, "fp8 widens exactly to fp16");
   static_assert(!kFp8_ || (kD_ % 16 == 0 && kDV_ % 16 == 0), "fp8 rows widen 16 bytes at a time");
-  // fp8: raw K and V tiles in flight. Two where shared memory holds them (d128: Q 32 KiB, K/V 128 KiB, raw 64 KiB), so
-  // TMA's latency hides behind the widening of the tile before; one at d256 (its fp16 slabs alone take 192 KiB).
+  // fp8: raw K and V tiles TMA may land ahead of the converters. Two where shared memory holds them (d128: Q 32 KiB,
+  // K/V 128 KiB, raw 64 KiB); one at d256 (its fp16 slabs alone take 192 KiB). What two buys is measured, not
+  // explained (H12, NOTES.md 2026-12-04): alone, with the first converters, 0.998, so TMA's latency was not their
+  // bound; with the per-unit converters, 1.131 against 1.106 for one.
   static constexpr int kRawStages = kFp8_ && kD_ <= 128 ? 2 : 1;
-  // fp8: 16-byte units each converter thread keeps in flight (its loads before their conversions): four where the
-  // producer warpgroup has 56 registers (d128), two at d256's 24 (four spilled 456 bytes there).
+  // fp8: how deep widen_tile's row loop is unrolled (a row: one 16-byte load, two conversions, two stores) and how many
+  // Q loads widen_q batches: four where the producer warpgroup has 56 registers (d128), two at d256's 24 (four spilled
+  // 456 bytes there).
   static constexpr int kConvUnroll = kWide ? 2 : 4;
 };
 
@@ -1859,7 +1853,11 @@ __device__ __forceinline__ void load_raw_tile(u8 (&raw)[C::kRawStages][C::kBN][k
 // the 16-bit kernels writes (16-byte chunk c of a slab row r lands at chunk c ^ (r % 8)). e4m3 -> fp16 is exact.
 // Each converter thread keeps one 16-byte column unit and walks the rows kConverterThreads / units apart, so its loop
 // is a pointer step and a two-value swizzle (ncu on H12, 2026-12-04: the first version's per-unit division and index
-// math made the converters the bound, the consumers waiting on widened K for a fifth of their samples).
+// math made the converters the bound, the consumers waiting on widened K in 18 % of all samples). kUnroll unrolls the
+// row loop, which does not put the loads ahead of the previous row's stores: the SASS of ws_fp8_d128 (nvdisasm,
+// 2026-12-04) loads each row after the row before it is stored, one load in flight (widen_q batches its loads).
+// The last step leaves src and dst past the tile, never dereferenced: the five forms tried that compute them from r
+// each changed the fp8 kernels' SASS and spills (ptxas, fp8 d256: 424 to 516 bytes loaded against 432).
 template <int kUnroll, int kRows, int kCols, int kSlabs>
 __device__ __forceinline__ void widen_tile(const u8 (&raw)[kRows][kCols], u16 (&slabs)[kSlabs][kRows][kSwizzleCols],
                                            int ct) {
