@@ -491,6 +491,39 @@ TEST(CampaignEngine, QuestionsRotateLeastRecentlyAskedNeverTheLastAndFilterByArc
   EXPECT_FALSE(select_question(packs, control, "start", log->records).has_value()) << "a control campaign asks nothing";
 }
 
+Question tagged(std::string id, std::vector<std::string> topics) {
+  Question q = item(std::move(id), {"limit-claim"});
+  q.topics = std::move(topics);
+  return q;
+}
+
+TEST(CampaignEngine, AClaimIsQuestionedOnTheTopicItsWordsName) {
+  CampaignFixture f(testing::synthetic_config());
+  const Campaign c = f.open();
+  // In pack order a general question comes first; without a claim topic it is the one asked, as before.
+  const std::vector<QuestionPack> packs = {pack(
+      "core", std::nullopt,
+      {item("any", {"limit-claim"}), tagged("bw", {"bandwidth"}), tagged("num", {"numerics"}), item("s", {"stagnation"})})};
+  const auto ask = [&](const std::string& claim) {
+    EXPECT_TRUE(c.append("claim", {{"kind", "limit"}, {"text", claim}, {"source", "cli"}}).ok());
+    auto log = c.read_log();
+    auto q = select_question(packs, c.config(), "limit-claim", log->records);
+    return q ? q->id : std::string("none");
+  };
+  // fa3-h200, session 15: the claim was about the fp8 accumulator's rounding, and got an instruction-count question.
+  EXPECT_EQ(ask("fp8 S on the e4m3 tensor cores cannot pass the rule: the accumulator's rounding is off by 0.45 logits"),
+            "num");
+  EXPECT_EQ(ask("Decode is at 95 % of the HBM bandwidth: this is the limit"), "bw");
+  EXPECT_EQ(ask("This is as fast as it gets"), "any") << "no topic named: the order of the pack";
+  // A claim naming a topic no question has gets the questions for any claim before those about other topics.
+  EXPECT_EQ(ask("Occupancy is the limit: two CTAs per SM"), "any");
+  // Other events do not read the claim.
+  auto log = c.read_log();
+  auto stagnation = select_question(packs, c.config(), "stagnation", log->records);
+  ASSERT_TRUE(stagnation.has_value());
+  EXPECT_EQ(stagnation->id, "s");
+}
+
 TEST(CampaignEngine, AHumanQuestionGoesFirstAndOnlyOnce) {
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();

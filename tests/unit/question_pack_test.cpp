@@ -162,6 +162,27 @@ TEST(QuestionPackParse, AnsweredByRecordIsAnOptionalBoolean) {
       << wrong.error().message;
 }
 
+TEST(QuestionPackParse, TopicsAreAnOptionalListOfKnownTopics) {
+  auto plain = parse_question_pack(make_pack(kGoodItem), "p.json");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_TRUE(plain->items.at(0).topics.empty()) << "absent means a question for any claim";
+  auto item = kGoodItem;
+  item.replace(item.find(R"("provenance")"), 0, R"("topics": ["numerics", "bandwidth"], )");
+  auto tagged = parse_question_pack(make_pack(item), "p.json");
+  ASSERT_TRUE(tagged.ok()) << tagged.error().message;
+  EXPECT_EQ(tagged->items.at(0).topics, (std::vector<std::string>{"numerics", "bandwidth"}));
+  auto unknown = item;
+  unknown.replace(unknown.find("\"bandwidth\""), 11, "\"vibes\"");
+  auto bad = parse_question_pack(make_pack(unknown), "p.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("unknown topic \"vibes\""), std::string::npos) << bad.error().message;
+  auto scalar = kGoodItem;
+  scalar.replace(scalar.find(R"("provenance")"), 0, R"("topics": "numerics", )");
+  auto wrong = parse_question_pack(make_pack(scalar), "p.json");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("\"topics\" must be an array"), std::string::npos) << wrong.error().message;
+}
+
 TEST(QuestionLint, OneQuestionMark) {
   EXPECT_FALSE(fires(lint_text(make_pack(kGoodItem)), "question.one-question-mark"));
   EXPECT_TRUE(fires(lint_text(make_pack(make_item("core.a", "Measure the bandwidth."))), "question.one-question-mark"));

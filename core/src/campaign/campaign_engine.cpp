@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/campaign/claim_topics.hpp"
 #include "kseek/core/campaign/record_signature.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/util/files.hpp"
@@ -385,6 +386,20 @@ std::map<int, std::string> pending_steers(const std::vector<LogRecord>& log) {
   return steers;
 }
 
+namespace {
+
+// The text of the campaign's latest claim (`kseek claim`, or one the stop hook read): what a claim event is about.
+std::string latest_claim_text(const std::vector<LogRecord>& log) {
+  for (auto it = log.rbegin(); it != log.rend(); ++it) {
+    if (it->type != "claim" || !it->value.is_object()) continue;
+    const auto text = it->value.find("text");
+    return text != it->value.end() && text->is_string() ? text->get<std::string>() : std::string();
+  }
+  return "";
+}
+
+}  // namespace
+
 std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>& packs, const CampaignConfig& config,
                                                 std::string_view event, const std::vector<LogRecord>& log) {
   if (!config.questions) return std::nullopt;
@@ -401,8 +416,21 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
     const auto& [id, text] = *steers.begin();
     return SelectedQuestion{fmt::format("steer-{}", id), "human", text, std::string(event), "human"};
   }
+  // A claim is questioned on what it says: the topics its words name (claim_topics) rank the questions tagged with
+  // one of them first, then those for any claim, then those about other topics. Found in campaign fa3-h200 (session
+  // 15): a claim about fp8 accumulation's rounding got a question about instruction counts.
+  const std::vector<std::string> topics =
+      event == "limit-claim" || event == "completion-claim" ? claim_topics(latest_claim_text(log)) : std::vector<std::string>{};
+  const auto fit = [&](const Question& q) {
+    if (topics.empty() || q.topics.empty()) return 1;
+    const bool shared = std::any_of(q.topics.begin(), q.topics.end(), [&](const std::string& t) {
+      return std::find(topics.begin(), topics.end(), t) != topics.end();
+    });
+    return shared ? 0 : 2;
+  };
   struct Candidate {
     bool by_record;     // answered by the evaluation record: after every question it cannot answer
+    int fit;            // 0: about a topic the claim names, 1: for any claim (or no claim topic), 2: about another
     std::size_t asked;  // 0: never
     std::size_t order;
     SelectedQuestion question;
@@ -419,6 +447,7 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
       if (q.id == last_id) continue;
       const auto it = last_asked.find(q.id);
       candidates.push_back({q.answered_by_record,
+                            fit(q),
                             it == last_asked.end() ? 0 : it->second,
                             order,
                             {q.id, pack.id, q.text, std::string(event), "bank"}});
@@ -427,6 +456,7 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
   if (candidates.empty()) return std::nullopt;
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     if (a.by_record != b.by_record) return !a.by_record;
+    if (a.fit != b.fit) return a.fit < b.fit;
     return a.asked != b.asked ? a.asked < b.asked : a.order < b.order;
   });
   return candidates.front().question;

@@ -83,7 +83,7 @@ class PackReader {
     if (!item.is_object()) fail(offset, fmt::format("{} must be an object, got {}", where, kind_of(item)));
     check_keys(item, {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance"},
                {"id", "text", "triggers", "intent", "requires_other_implementation", "provenance", "notes",
-                "answered_by_record"},
+                "answered_by_record", "topics"},
                offset, where);
     Question q;
     q.line = position_of_offset(text_, offset).line;
@@ -115,6 +115,18 @@ class PackReader {
              fmt::format("{}: unknown trigger {} (expected one of: {})", named, t.dump(), joined(kQuestionTriggers)));
       }
       q.triggers.push_back(t.get<std::string>());
+    }
+    if (item.contains("topics")) {
+      const auto& topics = item.at("topics");
+      if (!topics.is_array())
+        fail(offset, fmt::format("{}: \"topics\" must be an array, got {}", named, kind_of(topics)));
+      for (const auto& t : topics) {
+        if (!t.is_string() || !is_one_of(t.get<std::string>(), kQuestionTopics)) {
+          fail(offset,
+               fmt::format("{}: unknown topic {} (expected one of: {})", named, t.dump(), joined(kQuestionTopics)));
+        }
+        q.topics.push_back(t.get<std::string>());
+      }
     }
     if (!is_one_of(q.intent, kQuestionIntents)) {
       fail(offset,

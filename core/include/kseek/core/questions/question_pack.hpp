@@ -21,9 +21,12 @@ inline constexpr std::string_view kQuestionTriggers[] = {
 inline constexpr std::string_view kQuestionIntents[] = {"measure", "change-layer", "challenge-limit",
                                                         "scope",   "verify-win",   "correctness"};
 inline constexpr std::string_view kQuestionProvenances[] = {"trace", "unverified"};
+// What a question is about, for matching it to a claim's words (claim_topics.hpp); an item without topics fits any.
+inline constexpr std::string_view kQuestionTopics[] = {"bandwidth", "compute",  "latency", "numerics",
+                                                       "occupancy", "launch", "balance"};
 
 // One item. Required: id, text, triggers, intent, requires_other_implementation, provenance. Optional: notes,
-// answered_by_record.
+// answered_by_record, topics.
 struct Question {
   std::string id;
   std::string text;
@@ -33,6 +36,9 @@ struct Question {
   // kseek's evaluation answers it for every candidate by construction (e.g. one build is both checked and timed):
   // asked only when no other question fits the event, since its answer teaches the agent nothing.
   bool answered_by_record = false;
+  // What it challenges (kQuestionTopics): a limit or completion claim that names one of them gets such a question
+  // first. Empty: a question for any claim.
+  std::vector<std::string> topics;
   std::string provenance;
   std::string notes;
   std::size_t line = 0;  // line of the item's "id" in the source text (the pack's line when not found)

@@ -1,0 +1,16 @@
+// What a limit or completion claim is about, read from its words, so that the question it gets challenges what it
+// says: a claim that fp8 accumulation is too inexact for the rule gets a numerics question, not one about bandwidth.
+// It must never guess beyond its cues: a text that names no topic has none, and the question is then chosen as for any
+// other event. The topics are those a question pack may tag its items with (kQuestionTopics).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kseek {
+
+// The topics `text` names, in kQuestionTopics order, each once.
+std::vector<std::string> claim_topics(std::string_view text);
+
+}  // namespace kseek
