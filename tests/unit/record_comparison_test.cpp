@@ -2,10 +2,14 @@
 // refused. It must never let two records of different problems pass as an A/B.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kseek/core/eval/record_comparison.hpp"
 
 namespace {
+using kseek::CompareOptions;
 using kseek::EvaluationRecord;
+using kseek::RowVerdict;
 using kseek::ScenarioOutcome;
 using kseek::Status;
 
@@ -34,6 +38,25 @@ EvaluationRecord record(std::vector<ScenarioOutcome> scenarios, const std::strin
   env.name = "NVIDIA H200";
   r.environment = env;
   return r;
+}
+
+EvaluationRecord on_gpu(EvaluationRecord r, const std::string& uuid) {
+  r.environment->uuid = uuid;
+  return r;
+}
+
+// B's candidate `change` times as fast as A's against the same seed, each run's interval +-0.1%: tight enough that
+// the ratio of ratios clears 1 for a 0.7% change, as H01 of the fa3-h200 evaluations 19 and 20 did.
+EvaluationRecord run_a(const std::string& id = "H01") { return record({timed(id, 10.0, 5.0, 0.001)}); }
+EvaluationRecord run_b(double change, const std::string& id = "H01") {
+  return record({timed(id, 10.0, 5.0 / change, 0.001)});
+}
+
+bool any_note_has(const kseek::RecordComparison& c, const std::string& text) {
+  for (const auto& note : c.notes) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
 }
 
 TEST(RecordComparison, RatioOfRatiosDividesOutWhatMovedTheSeedToo) {
@@ -104,6 +127,97 @@ TEST(RecordComparison, OtherGpusAndOtherSeedsAreNoted) {
   ASSERT_TRUE(c);
   ASSERT_EQ(c->notes.size(), 3u);
   EXPECT_NE(c->notes[0].find("different GPUs"), std::string::npos);
+}
+
+TEST(RecordComparison, TwoGpusOfOneModelPutASmallTightMoveWithinTheirSpread) {
+  const auto a = on_gpu(run_a(), "GPU-aaaa");
+  const auto b = on_gpu(run_b(1.007), "GPU-bbbb");
+  const auto c = kseek::compare_records(a, b);
+  ASSERT_TRUE(c) << c.error().message;
+  const auto& s = c->scenarios[0];
+  ASSERT_GT(s.low, 1.0) << "the runs' own intervals clear 1: today this row reads 'B faster'";
+  ASSERT_LT(s.low, 1.03);
+  EXPECT_EQ(s.verdict, RowVerdict::kWithinMachineSpread);
+  EXPECT_EQ(c->b_faster, 0);
+  EXPECT_EQ(c->b_slower, 0);
+  EXPECT_EQ(c->within_machine_spread, 1);
+  EXPECT_TRUE(c->across_machines);
+  EXPECT_DOUBLE_EQ(c->machine_allowance, kseek::kDefaultMachineAllowance);
+  EXPECT_TRUE(any_note_has(*c, "two GPUs of one model")) << "the existing note stays";
+  EXPECT_TRUE(any_note_has(*c, "--machine-allowance 0.03"));
+
+  const auto slower = kseek::compare_records(a, on_gpu(run_b(1 / 1.007), "GPU-bbbb"));
+  ASSERT_TRUE(slower);
+  EXPECT_EQ(slower->scenarios[0].verdict, RowVerdict::kWithinMachineSpread);
+  EXPECT_EQ(slower->b_slower, 0);
+  EXPECT_EQ(slower->within_machine_spread, 1);
+}
+
+TEST(RecordComparison, AZeroMachineAllowanceLabelsOnTheRunsOwnIntervals) {
+  const auto c =
+      kseek::compare_records(on_gpu(run_a(), "GPU-aaaa"), on_gpu(run_b(1.007), "GPU-bbbb"), CompareOptions{0.0});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->scenarios[0].verdict, RowVerdict::kBFaster);
+  EXPECT_EQ(c->b_faster, 1);
+  EXPECT_EQ(c->within_machine_spread, 0);
+  EXPECT_TRUE(any_note_has(*c, "--machine-allowance 0:"));
+}
+
+TEST(RecordComparison, AMoveBeyondTheMachineAllowanceIsStillFasterOrSlower) {
+  const auto a = on_gpu(record({timed("H01", 10.0, 5.0, 0.001), timed("H02", 10.0, 5.0, 0.001)}), "GPU-aaaa");
+  const auto b =
+      on_gpu(record({timed("H01", 10.0, 5.0 / 1.05, 0.001), timed("H02", 10.0, 5.0 * 1.05, 0.001)}), "GPU-bbbb");
+  const auto c = kseek::compare_records(a, b);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->scenarios[0].verdict, RowVerdict::kBFaster);
+  EXPECT_EQ(c->scenarios[1].verdict, RowVerdict::kBSlower);
+  EXPECT_EQ(c->b_faster, 1);
+  EXPECT_EQ(c->b_slower, 1);
+  EXPECT_EQ(c->within_machine_spread, 0);
+}
+
+TEST(RecordComparison, OneGpuKeepsTheLabelsOfTheRunsOwnIntervals) {
+  const auto c = kseek::compare_records(on_gpu(run_a(), "GPU-aaaa"), on_gpu(run_b(1.007), "GPU-aaaa"));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->scenarios[0].verdict, RowVerdict::kBFaster);
+  EXPECT_EQ(c->b_faster, 1);
+  EXPECT_EQ(c->within_machine_spread, 0);
+  EXPECT_FALSE(c->across_machines);
+  EXPECT_EQ(c->machine_allowance, 0.0);
+  EXPECT_TRUE(any_note_has(*c, "measured on one GPU (GPU-aaaa)"));
+}
+
+TEST(RecordComparison, RecordsWithoutUuidsKeepTheLabelsOfTheRunsOwnIntervals) {
+  // Neither record gives a uuid, then only B does: either way nothing says the runs had two GPUs.
+  for (const auto& b : {run_b(1.007), on_gpu(run_b(1.007), "GPU-bbbb")}) {
+    const auto c = kseek::compare_records(run_a(), b);
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->scenarios[0].verdict, RowVerdict::kBFaster);
+    EXPECT_EQ(c->b_faster, 1);
+    EXPECT_EQ(c->within_machine_spread, 0);
+    EXPECT_FALSE(c->across_machines);
+    EXPECT_TRUE(any_note_has(*c, "do not both give their GPU's uuid"));
+  }
+}
+
+TEST(RecordComparison, TwoGpuModelsGetTheMachineAllowanceToo) {
+  auto b = run_b(1.007);
+  b.environment->name = "NVIDIA H100";
+  const auto c = kseek::compare_records(run_a(), b);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->scenarios[0].verdict, RowVerdict::kWithinMachineSpread);
+  EXPECT_EQ(c->b_faster, 0);
+  EXPECT_EQ(c->within_machine_spread, 1);
+  EXPECT_TRUE(any_note_has(*c, "measured on different GPUs"));
+}
+
+TEST(RecordComparison, AMachineAllowanceOutsideZeroToOneIsRefusedNamingTheFlag) {
+  for (const double bad : {-0.01, 1.0, 2.0, std::nan("")}) {
+    const auto c = kseek::compare_records(run_a(), run_b(1.007), CompareOptions{bad});
+    ASSERT_FALSE(c) << "allowance " << bad;
+    EXPECT_NE(c.error().message.find("--machine-allowance"), std::string::npos) << c.error().message;
+  }
+  EXPECT_TRUE(kseek::compare_records(run_a(), run_b(1.007), CompareOptions{0.999}));
 }
 
 }  // namespace

@@ -25,9 +25,60 @@ std::string gpu_name(const EvaluationRecord& r) {
   return r.environment && r.environment->name ? *r.environment->name : std::string("an unnamed GPU");
 }
 
+const std::optional<std::string>& gpu_uuid(const EvaluationRecord& r) {
+  static const std::optional<std::string> kNone;
+  return r.environment ? r.environment->uuid : kNone;
+}
+
+// Which GPUs the two runs had, as far as the records say: it decides whether the machine allowance applies.
+enum class MachinePair { kOneGpu, kUnknown, kTwoGpusOneModel, kTwoModels };
+
+MachinePair machine_pair(const EvaluationRecord& a, const EvaluationRecord& b) {
+  const bool both_named = a.environment && a.environment->name && b.environment && b.environment->name;
+  if (both_named && *a.environment->name != *b.environment->name) return MachinePair::kTwoModels;
+  if (!gpu_uuid(a) || !gpu_uuid(b)) return MachinePair::kUnknown;
+  return *gpu_uuid(a) == *gpu_uuid(b) ? MachinePair::kOneGpu : MachinePair::kTwoGpusOneModel;
+}
+
+// `allowance` is 0 on one GPU, where the band [1, 1] leaves the runs' own intervals to decide alone.
+RowVerdict verdict_of(double low, double high, double allowance) {
+  if (low > 1 + allowance) return RowVerdict::kBFaster;
+  if (high < 1 / (1 + allowance)) return RowVerdict::kBSlower;
+  if (low > 1 || high < 1) return RowVerdict::kWithinMachineSpread;
+  return RowVerdict::kUnclear;
+}
+
+std::string allowance_rule(double allowance) {
+  if (allowance == 0) {
+    return "--machine-allowance 0: rows are labelled on the runs' own 95% intervals, which hold neither GPU's "
+           "difference from the other";
+  }
+  return fmt::format(
+      "rows are labelled faster or slower only when their interval clears [{:.4f}, {:.4f}] (--machine-allowance "
+      "{}); rows clear of 1 but inside it are within the two GPUs' spread",
+      1 / (1 + allowance), 1 + allowance, allowance);
+}
+
 }  // namespace
 
-Result<RecordComparison> compare_records(const EvaluationRecord& a, const EvaluationRecord& b) {
+const char* to_string(RowVerdict verdict) {
+  switch (verdict) {
+    case RowVerdict::kBFaster: return "b_faster";
+    case RowVerdict::kBSlower: return "b_slower";
+    case RowVerdict::kWithinMachineSpread: return "within_machine_spread";
+    case RowVerdict::kUnclear: break;
+  }
+  return "unclear";
+}
+
+Result<RecordComparison> compare_records(const EvaluationRecord& a, const EvaluationRecord& b,
+                                         const CompareOptions& options) {
+  if (!(options.machine_allowance >= 0 && options.machine_allowance < 1)) {
+    return make_error(fmt::format(
+        "--machine-allowance must be at least 0 and below 1 (got {}): it is the fraction by which two GPUs may "
+        "move a row on their own, {} by default, 0 to label on the runs' own intervals",
+        options.machine_allowance, kDefaultMachineAllowance));
+  }
   if (a.plugin.id != b.plugin.id) {
     return make_error(
         fmt::format("the records are of different plugins ({} and {}): their scenarios are different "
@@ -36,6 +87,9 @@ Result<RecordComparison> compare_records(const EvaluationRecord& a, const Evalua
   }
   RecordComparison out;
   out.plugin = a.plugin.id;
+  const MachinePair machines = machine_pair(a, b);
+  out.across_machines = machines == MachinePair::kTwoGpusOneModel || machines == MachinePair::kTwoModels;
+  out.machine_allowance = out.across_machines ? options.machine_allowance : 0;
   const auto& list_a = a.scenario_list();
   const auto& list_b = b.scenario_list();
   double log_rr = 0, log_speedup = 0;
@@ -70,8 +124,10 @@ Result<RecordComparison> compare_records(const EvaluationRecord& a, const Evalua
       ++out.timed;
       log_rr += std::log(c.ratio_of_ratios);
       log_speedup += std::log(c.speedup);
-      if (c.low > 1) ++out.b_faster;
-      if (c.high < 1) ++out.b_slower;
+      c.verdict = verdict_of(c.low, c.high, out.machine_allowance);
+      if (c.verdict == RowVerdict::kBFaster) ++out.b_faster;
+      if (c.verdict == RowVerdict::kBSlower) ++out.b_slower;
+      if (c.verdict == RowVerdict::kWithinMachineSpread) ++out.within_machine_spread;
     }
     out.scenarios.push_back(c);
   }
@@ -87,16 +143,27 @@ Result<RecordComparison> compare_records(const EvaluationRecord& a, const Evalua
     out.geomean_ratio_of_ratios = std::exp(log_rr / out.timed);
     out.geomean_speedup = std::exp(log_speedup / out.timed);
   }
-  if (gpu_name(a) != gpu_name(b)) {
+  // One note says which GPUs and which labelling rule; the first sentence of each is what it said before the rule.
+  if (machines == MachinePair::kTwoModels || gpu_name(a) != gpu_name(b)) {
+    out.notes.push_back(fmt::format(
+        "measured on different GPUs ({} and {}): the speedups mix the kernels' change with the machines'; {}",
+        gpu_name(a), gpu_name(b),
+        out.across_machines ? allowance_rule(out.machine_allowance)
+                            : "one record does not name its GPU, so no machine allowance: rows are labelled on "
+                              "the runs' own 95% intervals"));
+  } else if (machines == MachinePair::kTwoGpusOneModel) {
+    out.notes.push_back(fmt::format(
+        "measured on two GPUs of one model ({} and {}): ratio_of_ratios, which divides out each run's seed, is the "
+        "figure to read; {}",
+        *gpu_uuid(a), *gpu_uuid(b), allowance_rule(out.machine_allowance)));
+  } else if (machines == MachinePair::kOneGpu) {
     out.notes.push_back(
-        fmt::format("measured on different GPUs ({} and {}): the speedups mix the kernels' change "
-                    "with the machines'",
-                    gpu_name(a), gpu_name(b)));
-  } else if (a.environment && b.environment && a.environment->uuid && b.environment->uuid &&
-             *a.environment->uuid != *b.environment->uuid) {
+        fmt::format("measured on one GPU ({}): rows are labelled on the runs' own 95% intervals, no machine allowance",
+                    *gpu_uuid(a)));
+  } else {
     out.notes.push_back(
-        "measured on two GPUs of one model: ratio_of_ratios, which divides out each run's seed, is "
-        "the figure to read");
+        "the records do not both give their GPU's uuid: rows are labelled on the runs' own 95% intervals, no machine "
+        "allowance (if the runs had two GPUs, read rows near 1 with care)");
   }
   if (a.kseek_version != b.kseek_version) {
     out.notes.push_back(
