@@ -372,8 +372,8 @@ TEST(CampaignEngine, WorkingTimeLeavesOutTheGapsThatEndWhereAnAgentSessionStarts
   for (const char* source : {"compact", "clear", ""}) {
     nlohmann::json inside = {{"hook", "session-start"}, {"session_id", "b"}};
     if (*source != '\0') inside["session_source"] = source;
-    const WorkingTime w2 = working_time({log[1], log[2], record_at(4, "hook", t0 + minutes(570), inside)}, t0,
-                                        t0 + minutes(590));
+    const WorkingTime w2 =
+        working_time({log[1], log[2], record_at(4, "hook", t0 + minutes(570), inside)}, t0, t0 + minutes(590));
     EXPECT_NEAR(w2.counted_minutes, 590.0, 0.05) << "source '" << source << "'";
   }
   // Records are taken in time order: a session start logged after a record whose clock ran ahead still ends the break.
@@ -392,9 +392,9 @@ TEST(CampaignEngine, StagnationByTimeCountsNoTimeBetweenAgentSessions) {
   ASSERT_TRUE(log.ok());
   const auto next_session = Clock::now() + std::chrono::hours(9);
   auto records = log->records;
-  records.push_back(record_at(records.size() + 1, "hook", next_session,
-                              {{"hook", "session-start"}, {"session_id", "next"}, {"decision", "inject"},
-                               {"session_source", "startup"}}));
+  records.push_back(record_at(
+      records.size() + 1, "hook", next_session,
+      {{"hook", "session-start"}, {"session_id", "next"}, {"decision", "inject"}, {"session_source", "startup"}}));
   auto names = [&](const std::vector<LogRecord>& r, Clock::time_point now) {
     Names out;
     for (const auto& e : pending_events(c.config(), r, now)) out.push_back(e.name);
@@ -501,9 +501,9 @@ TEST(CampaignEngine, AClaimIsQuestionedOnTheTopicItsWordsName) {
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();
   // In pack order a general question comes first; without a claim topic it is the one asked, as before.
-  const std::vector<QuestionPack> packs = {pack(
-      "core", std::nullopt,
-      {item("any", {"limit-claim"}), tagged("bw", {"bandwidth"}), tagged("num", {"numerics"}), item("s", {"stagnation"})})};
+  const std::vector<QuestionPack> packs = {pack("core", std::nullopt,
+                                                {item("any", {"limit-claim"}), tagged("bw", {"bandwidth"}),
+                                                 tagged("num", {"numerics"}), item("s", {"stagnation"})})};
   const auto ask = [&](const std::string& claim) {
     EXPECT_TRUE(c.append("claim", {{"kind", "limit"}, {"text", claim}, {"source", "cli"}}).ok());
     auto log = c.read_log();
@@ -511,8 +511,9 @@ TEST(CampaignEngine, AClaimIsQuestionedOnTheTopicItsWordsName) {
     return q ? q->id : std::string("none");
   };
   // fa3-h200, session 15: the claim was about the fp8 accumulator's rounding, and got an instruction-count question.
-  EXPECT_EQ(ask("fp8 S on the e4m3 tensor cores cannot pass the rule: the accumulator's rounding is off by 0.45 logits"),
-            "num");
+  EXPECT_EQ(
+      ask("fp8 S on the e4m3 tensor cores cannot pass the rule: the accumulator's rounding is off by 0.45 logits"),
+      "num");
   EXPECT_EQ(ask("Decode is at 95 % of the HBM bandwidth: this is the limit"), "bw");
   EXPECT_EQ(ask("This is as fast as it gets"), "any") << "no topic named: the order of the pack";
   // A claim naming a topic no question has gets the questions for any claim before those about other topics.

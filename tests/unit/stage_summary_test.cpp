@@ -97,16 +97,16 @@ TEST(StageSummary, SumsTheReferenceCountsOfTheScenariosThatReportThem) {
       << text;
   // Stores written by the worker's background writer (since 2026-12-04) say how long the worker waited for them; the
   // line then tells the waited part from the work done behind other work.
-  const json background = json::array({{{"scenario", "E"},
-                                        {"status", "PASSED"},
-                                        {"stage_seconds", {{"reference_cache", 2.0}}},
-                                        {"references",
-                                         {{"computed", 3},
-                                          {"from_cache", 0},
-                                          {"stored", 3},
-                                          {"cache_store_seconds",
-                                           {{"staging", 0.5}, {"copy", 0.25}, {"file", 4.0}, {"wipe", 0.75},
-                                            {"waited", 1.25}}}}}}});
+  const json background =
+      json::array({{{"scenario", "E"},
+                    {"status", "PASSED"},
+                    {"stage_seconds", {{"reference_cache", 2.0}}},
+                    {"references",
+                     {{"computed", 3},
+                      {"from_cache", 0},
+                      {"stored", 3},
+                      {"cache_store_seconds",
+                       {{"staging", 0.5}, {"copy", 0.25}, {"file", 4.0}, {"wipe", 0.75}, {"waited", 1.25}}}}}}});
   const std::string background_text = render_stage_summary(stage_summary({}, outcomes(background)));
   EXPECT_NE(background_text.find("reference cache, storing: staging 0.5 s \xC2\xB7 copy 0.2 s \xC2\xB7 waited 1.2 s "
                                  "(in the background: file 4.0 s \xC2\xB7 wipe 0.8 s)\n"),

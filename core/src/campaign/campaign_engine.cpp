@@ -56,8 +56,8 @@ struct Progress {
   int progress_number = 0;
   std::string progress_time;
   int timed_since_progress = 0;
-  std::string progress_what;        // the last progress in words; empty: none since the start
-  std::set<std::string> terms_met;  // by any timed evaluation that passed everywhere
+  std::string progress_what;                  // the last progress in words; empty: none since the start
+  std::set<std::string> terms_met;            // by any timed evaluation that passed everywhere
   std::map<std::string, TermBest> term_best;  // by term text, over the same evaluations
 };
 
@@ -248,7 +248,8 @@ std::string scenario_jumps(const std::vector<EvaluationSummary>& evals, double f
 
 }  // namespace
 
-WorkingTime working_time(const std::vector<LogRecord>& log, SystemClock::time_point since, SystemClock::time_point now) {
+WorkingTime working_time(const std::vector<LogRecord>& log, SystemClock::time_point since,
+                         SystemClock::time_point now) {
   using Minutes = std::chrono::duration<double, std::ratio<60>>;
   std::vector<std::pair<SystemClock::time_point, bool>> marks;  // (time, a session starts or resumes there)
   for (const auto& r : log) {
@@ -419,8 +420,9 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
   // A claim is questioned on what it says: the topics its words name (claim_topics) rank the questions tagged with
   // one of them first, then those for any claim, then those about other topics. Found in campaign fa3-h200 (session
   // 15): a claim about fp8 accumulation's rounding got a question about instruction counts.
-  const std::vector<std::string> topics =
-      event == "limit-claim" || event == "completion-claim" ? claim_topics(latest_claim_text(log)) : std::vector<std::string>{};
+  const std::vector<std::string> topics = event == "limit-claim" || event == "completion-claim"
+                                              ? claim_topics(latest_claim_text(log))
+                                              : std::vector<std::string>{};
   const auto fit = [&](const Question& q) {
     if (topics.empty() || q.topics.empty()) return 1;
     const bool shared = std::any_of(q.topics.begin(), q.topics.end(), [&](const std::string& t) {

@@ -29,8 +29,8 @@ std::string render_cache_steps(std::string_view what, const std::optional<StageS
     return found == steps->end() ? 0.0 : found->second;
   };
   const char* dot = " \xC2\xB7";
-  std::string out = fmt::format("  reference cache, {}: staging {:.1f} s{} copy {:.1f} s", what, seconds("staging"), dot,
-                                seconds("copy"));
+  std::string out = fmt::format("  reference cache, {}: staging {:.1f} s{} copy {:.1f} s", what, seconds("staging"),
+                                dot, seconds("copy"));
   if (steps->count("waited") != 0) {
     return out + fmt::format("{} waited {:.1f} s (in the background: file {:.1f} s{} wipe {:.1f} s)\n", dot,
                              seconds("waited"), seconds("file"), dot, seconds("wipe"));

@@ -106,28 +106,9 @@ class PackReader {
       }
       q.answered_by_record = by_record.get<bool>();
     }
-    const auto& triggers = item.at("triggers");
-    if (!triggers.is_array())
-      fail(offset, fmt::format("{}: \"triggers\" must be an array, got {}", named, kind_of(triggers)));
-    for (const auto& t : triggers) {
-      if (!t.is_string() || !is_one_of(t.get<std::string>(), kQuestionTriggers)) {
-        fail(offset,
-             fmt::format("{}: unknown trigger {} (expected one of: {})", named, t.dump(), joined(kQuestionTriggers)));
-      }
-      q.triggers.push_back(t.get<std::string>());
-    }
-    if (item.contains("topics")) {
-      const auto& topics = item.at("topics");
-      if (!topics.is_array())
-        fail(offset, fmt::format("{}: \"topics\" must be an array, got {}", named, kind_of(topics)));
-      for (const auto& t : topics) {
-        if (!t.is_string() || !is_one_of(t.get<std::string>(), kQuestionTopics)) {
-          fail(offset,
-               fmt::format("{}: unknown topic {} (expected one of: {})", named, t.dump(), joined(kQuestionTopics)));
-        }
-        q.topics.push_back(t.get<std::string>());
-      }
-    }
+    q.triggers = value_list(item.at("triggers"), "triggers", "trigger", kQuestionTriggers, offset, named);
+    if (item.contains("topics"))
+      q.topics = value_list(item.at("topics"), "topics", "topic", kQuestionTopics, offset, named);
     if (!is_one_of(q.intent, kQuestionIntents)) {
       fail(offset,
            fmt::format("{}: unknown intent \"{}\" (expected one of: {})", named, q.intent, joined(kQuestionIntents)));
@@ -137,6 +118,22 @@ class PackReader {
                                joined(kQuestionProvenances)));
     }
     return q;
+  }
+
+  // An array of strings, each one of `allowed` (the documented value set of `field`).
+  template <std::size_t N>
+  static std::vector<std::string> value_list(const json& list, std::string_view field, std::string_view value,
+                                             const std::string_view (&allowed)[N], std::size_t offset,
+                                             const std::string& named) {
+    if (!list.is_array()) fail(offset, fmt::format("{}: \"{}\" must be an array, got {}", named, field, kind_of(list)));
+    std::vector<std::string> out;
+    for (const auto& v : list) {
+      if (!v.is_string() || !is_one_of(v.get<std::string>(), allowed)) {
+        fail(offset, fmt::format("{}: unknown {} {} (expected one of: {})", named, value, v.dump(), joined(allowed)));
+      }
+      out.push_back(v.get<std::string>());
+    }
+    return out;
   }
 
   static void check_keys(const json& object, std::initializer_list<std::string_view> required,

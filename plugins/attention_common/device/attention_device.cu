@@ -844,8 +844,8 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const
     for (int k = 0; k < dev::kFillChunk; ++k) {
       if (k < width) {
         const dev::u32 low = static_cast<dev::u32>(first) + k;
-        values[k] = dev::finish_value(p, dev::generate(p, keys, h, row, head, c0 + k, dev::mix32(low ^ key_a),
-                                                       dev::mix32(low ^ key_b)));
+        values[k] = dev::finish_value(
+            p, dev::generate(p, keys, h, row, head, c0 + k, dev::mix32(low ^ key_a), dev::mix32(low ^ key_b)));
       }
     }
     if (width == dev::kFillChunk) {

@@ -22,8 +22,8 @@ inline constexpr std::string_view kQuestionIntents[] = {"measure", "change-layer
                                                         "scope",   "verify-win",   "correctness"};
 inline constexpr std::string_view kQuestionProvenances[] = {"trace", "unverified"};
 // What a question is about, for matching it to a claim's words (claim_topics.hpp); an item without topics fits any.
-inline constexpr std::string_view kQuestionTopics[] = {"bandwidth", "compute",  "latency", "numerics",
-                                                       "occupancy", "launch", "balance"};
+inline constexpr std::string_view kQuestionTopics[] = {"bandwidth", "compute", "latency", "numerics",
+                                                       "occupancy", "launch",  "balance"};
 
 // One item. Required: id, text, triggers, intent, requires_other_implementation, provenance. Optional: notes,
 // answered_by_record, topics.

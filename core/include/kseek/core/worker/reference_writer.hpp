@@ -20,9 +20,9 @@ namespace kseek {
 // What one background store did.
 struct ReferenceWriteOutcome {
   bool stored = false;
-  std::string note;           // why it was not stored (a failed store is a note, never a verdict)
-  double file_seconds = 0;    // the entry written (ReferenceCache::store)
-  double wipe_seconds = 0;    // the payload's memory zeroed after it
+  std::string note;         // why it was not stored (a failed store is a note, never a verdict)
+  double file_seconds = 0;  // the entry written (ReferenceCache::store)
+  double wipe_seconds = 0;  // the payload's memory zeroed after it
 };
 
 class ReferenceWriter {
