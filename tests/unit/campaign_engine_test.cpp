@@ -501,9 +501,13 @@ TEST(CampaignEngine, AClaimIsQuestionedOnTheTopicItsWordsName) {
   CampaignFixture f(testing::synthetic_config());
   const Campaign c = f.open();
   // In pack order a general question comes first; without a claim topic it is the one asked, as before.
+  Question stagnation_bw = tagged("s_bw", {"bandwidth"});
+  stagnation_bw.triggers = {"stagnation", "completion-claim"};
+  Question stagnation_num = tagged("s_num", {"numerics"});
+  stagnation_num.triggers = {"stagnation", "completion-claim"};
   const std::vector<QuestionPack> packs = {pack("core", std::nullopt,
                                                 {item("any", {"limit-claim"}), tagged("bw", {"bandwidth"}),
-                                                 tagged("num", {"numerics"}), item("s", {"stagnation"})})};
+                                                 tagged("num", {"numerics"}), stagnation_bw, stagnation_num})};
   const auto ask = [&](const std::string& claim) {
     EXPECT_TRUE(c.append("claim", {{"kind", "limit"}, {"text", claim}, {"source", "cli"}}).ok());
     auto log = c.read_log();
@@ -518,11 +522,21 @@ TEST(CampaignEngine, AClaimIsQuestionedOnTheTopicItsWordsName) {
   EXPECT_EQ(ask("This is as fast as it gets"), "any") << "no topic named: the order of the pack";
   // A claim naming a topic no question has gets the questions for any claim before those about other topics.
   EXPECT_EQ(ask("Occupancy is the limit: two CTAs per SM"), "any");
-  // Other events do not read the claim.
+  // A numerics claim, then other events: stagnation does not read it (pack order: s_bw), and once the claim has had
+  // its question, a completion-claim event with no claim of its own (a plain stop) does not inherit its words.
+  EXPECT_EQ(ask("The rounding of the fp8 accumulator is the limit"), "num");
   auto log = c.read_log();
   auto stagnation = select_question(packs, c.config(), "stagnation", log->records);
   ASSERT_TRUE(stagnation.has_value());
-  EXPECT_EQ(stagnation->id, "s");
+  EXPECT_EQ(stagnation->id, "s_bw");
+  auto unclaimed = select_question(packs, c.config(), "completion-claim", log->records);
+  ASSERT_TRUE(unclaimed.has_value());
+  EXPECT_EQ(unclaimed->id, "s_num") << "with the claim still unanswered its words choose";
+  ASSERT_TRUE(c.append("question", {{"event", "limit-claim"}, {"id", "num"}, {"source", "bank"}}).ok());
+  log = c.read_log();
+  unclaimed = select_question(packs, c.config(), "completion-claim", log->records);
+  ASSERT_TRUE(unclaimed.has_value());
+  EXPECT_EQ(unclaimed->id, "s_bw") << "an answered claim's words chose it";
 }
 
 TEST(CampaignEngine, AHumanQuestionGoesFirstAndOnlyOnce) {

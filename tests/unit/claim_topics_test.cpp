@@ -27,6 +27,11 @@ TEST(ClaimTopics, SeveralTopicsInTheOrderOfThePackFormat) {
             (Topics{"bandwidth", "compute", "numerics"}));
 }
 
+TEST(ClaimTopics, ADataTypeIsNotAReason) {
+  EXPECT_EQ(claim_topics("fp8 prefill sits at the tensor-core peak"), Topics{"compute"});
+  EXPECT_TRUE(claim_topics("e4m3 decode on 132 streaming multiprocessors cannot go further").empty());
+}
+
 TEST(ClaimTopics, NoCueNoTopicAndCuesStartWords) {
   EXPECT_TRUE(claim_topics("This is as fast as it gets").empty());
   EXPECT_TRUE(claim_topics("").empty());

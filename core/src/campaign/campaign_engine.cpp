@@ -13,6 +13,7 @@
 
 #include "kseek/core/campaign/claim_topics.hpp"
 #include "kseek/core/campaign/record_signature.hpp"
+#include "kseek/core/campaign/term_progress.hpp"
 #include "kseek/core/eval/evaluation_record.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/utc_time.hpp"
@@ -25,20 +26,6 @@ using SystemClock = std::chrono::system_clock;
 namespace {
 
 bool has_timing(const EvaluationSummary& e) { return e.geomean.has_value(); }
-
-// A goal term's highest closeness on a timed evaluation that passed everywhere, and its noise there.
-struct TermBest {
-  double closeness = 0;
-  std::optional<double> noise;
-};
-
-// An unmet goal term an evaluation moved toward its target beyond the noise: from its best earlier closeness to this.
-struct TermMove {
-  std::string term;
-  double from = 0;
-  double to = 0;
-  int others = 0;  // further terms the same evaluation moved
-};
 
 // Where the campaign stands before evaluation `upto` (exclusive): the best timed, fully passing geomean (the
 // seed, 1.0, until one exists), the evaluation that set it and how many timed evaluations came since; and the last
@@ -65,66 +52,6 @@ bool improves(const EvaluationSummary& e, const Progress& p, const CampaignThres
   return is_improvement(e, p.best, p.best_high, t.min_improvement);
 }
 
-// The relative half-width of a scenario's ratio interval on an evaluation's log line; nothing where the line lacks the
-// scenario, its interval or a positive ratio.
-std::optional<double> relative_half_width(const EvaluationSummary& e, const std::string& id) {
-  for (const auto& s : e.scenarios) {
-    if (s.id != id) continue;
-    if (!s.ratio || !s.ci_low || !s.ci_high || !(*s.ratio > 0) || !(*s.ci_high >= *s.ci_low)) return std::nullopt;
-    const double half_width = (*s.ci_high - *s.ci_low) / (2.0 * *s.ratio);
-    return std::isfinite(half_width) ? std::optional<double>(half_width) : std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// The noise on a term's closeness on one evaluation: the sum of the relative half-widths of every scenario it reads.
-// A closeness is a product and quotient of those figures, so to first order its relative error is at most the sum of
-// theirs; the ratio's interval is used for each, and it is wider than that of a rate such as tflops (it holds the
-// reference's timing noise too), which keeps the sum conservative. A peer's figure counts as exact (measured once per
-// evaluation, with no interval). Nothing, so the move never counts, where the term reads a figure of the whole record
-// (the geomean has its own rule), reads no scenario at all (nothing the candidate does moves it), or a scenario's
-// interval is missing (a line written before kseek logged it).
-std::optional<double> term_noise(const EvaluationSummary& e, const LoggedTermValue& v) {
-  if (v.reads_summary || v.scenarios.empty()) return std::nullopt;
-  double noise = 0;
-  for (const auto& id : v.scenarios) {
-    const auto half_width = relative_half_width(e, id);
-    if (!half_width) return std::nullopt;
-    noise += *half_width;
-  }
-  return noise;
-}
-
-// The largest move an evaluation made on a goal term no earlier counting evaluation met, measured against the term's
-// best earlier closeness: it counts when it is at least `min_improvement` relative and larger than the noise of both
-// evaluations together (term_noise on each), so the two intervals cannot overlap. A term with no earlier value has
-// nothing to move from.
-std::optional<TermMove> term_move(const EvaluationSummary& e, const Progress& p, double min_improvement) {
-  std::optional<TermMove> largest;
-  int moved = 0;
-  for (const auto& v : e.goal_term_values) {
-    if (p.terms_met.count(v.term)) continue;
-    const auto before = p.term_best.find(v.term);
-    if (before == p.term_best.end() || !before->second.noise) continue;
-    const auto noise = term_noise(e, v);
-    if (!noise) continue;
-    const double gain = v.closeness / before->second.closeness - 1.0;
-    if (!(gain >= min_improvement) || !(gain > *noise + *before->second.noise)) continue;
-    ++moved;
-    if (!largest || v.closeness / before->second.closeness > largest->to / largest->from) {
-      largest = TermMove{v.term, before->second.closeness, v.closeness, 0};
-    }
-  }
-  if (largest) largest->others = moved - 1;
-  return largest;
-}
-
-std::string describe_move(int evaluation, const TermMove& move) {
-  return fmt::format(
-      "evaluation {} moved {} from {:.2f} to {:.2f} of its target{}", evaluation, move.term, move.from, move.to,
-      move.others == 0 ? "" : fmt::format(" (and {} more term{})", move.others, move.others == 1 ? "" : "s"));
-}
-
 Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_t upto, const CampaignThresholds& t,
                          const std::string& init_time) {
   Progress p;
@@ -149,7 +76,8 @@ Progress progress_before(const std::vector<EvaluationSummary>& evals, std::size_
     } else if (has_timing(e)) {
       ++p.timed_since_best;
       const bool geomean_kept = *e.geomean >= p.best * (1.0 - t.min_improvement);
-      const auto move = counts && geomean_kept ? term_move(e, p, t.min_improvement) : std::nullopt;
+      const auto move =
+          counts && geomean_kept ? term_move(e, p.terms_met, p.term_best, t.min_improvement) : std::nullopt;
       if (geomean_kept && (new_term != e.goal_terms_met.end() || move)) {
         p.progress_number = e.number;
         p.progress_time = e.time;
@@ -389,9 +317,12 @@ std::map<int, std::string> pending_steers(const std::vector<LogRecord>& log) {
 
 namespace {
 
-// The text of the campaign's latest claim (`kseek claim`, or one the stop hook read): what a claim event is about.
-std::string latest_claim_text(const std::vector<LogRecord>& log) {
+// The text of the claim the pending claim event is about: the latest claim record with no question after it (each
+// claim gets its question right away, so an older claim has been answered). Empty where there is none, e.g. a stop
+// the hook read no claim from: an earlier claim's words must not choose that question.
+std::string pending_claim_text(const std::vector<LogRecord>& log) {
   for (auto it = log.rbegin(); it != log.rend(); ++it) {
+    if (it->type == "question") return "";
     if (it->type != "claim" || !it->value.is_object()) continue;
     const auto text = it->value.find("text");
     return text != it->value.end() && text->is_string() ? text->get<std::string>() : std::string();
@@ -421,18 +352,19 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
   // one of them first, then those for any claim, then those about other topics. Found in campaign fa3-h200 (session
   // 15): a claim about fp8 accumulation's rounding got a question about instruction counts.
   const std::vector<std::string> topics = event == "limit-claim" || event == "completion-claim"
-                                              ? claim_topics(latest_claim_text(log))
+                                              ? claim_topics(pending_claim_text(log))
                                               : std::vector<std::string>{};
+  enum class TopicFit { kShared, kAny, kOther };  // ranked in this order
   const auto fit = [&](const Question& q) {
-    if (topics.empty() || q.topics.empty()) return 1;
+    if (topics.empty() || q.topics.empty()) return TopicFit::kAny;
     const bool shared = std::any_of(q.topics.begin(), q.topics.end(), [&](const std::string& t) {
       return std::find(topics.begin(), topics.end(), t) != topics.end();
     });
-    return shared ? 0 : 2;
+    return shared ? TopicFit::kShared : TopicFit::kOther;
   };
   struct Candidate {
     bool by_record;     // answered by the evaluation record: after every question it cannot answer
-    int fit;            // 0: about a topic the claim names, 1: for any claim (or no claim topic), 2: about another
+    TopicFit fit;       // about a topic the claim names; for any claim (or the claim names none); about another
     std::size_t asked;  // 0: never
     std::size_t order;
     SelectedQuestion question;

@@ -92,8 +92,8 @@ class ScenarioRunner {
     result_["stage_seconds"]["timed_kernels"] = timed_kernel_seconds_;
     result_["references"] = {
         {"computed", references_computed_}, {"from_cache", references_from_cache_}, {"stored", references_stored_}};
-    if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.to_json(false);
-    if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.to_json(true);
+    if (references_from_cache_ > 0) result_["references"]["cache_load_seconds"] = cache_load_seconds_.load_json();
+    if (references_stored_ > 0) result_["references"]["cache_store_seconds"] = cache_store_seconds_.store_json();
     if (!reference_cache_notes_.empty()) {
       result_["references"]["note"] = fmt::format("{}", fmt::join(reference_cache_notes_, "; "));
     }
@@ -642,11 +642,14 @@ class ScenarioRunner {
     std::span<std::byte> host;
     auto step = Clock::now();
     double staging_seconds = 0;
+    double waited_seconds = 0;
     const ReferenceLookup lookup = reference_cache_.load(key, [&](std::uint64_t bytes) -> std::span<std::byte> {
-      // A hit: the staging buffer is a background write's until it is done (a miss leaves that write running).
+      // A hit: the staging buffer is a background write's until it is done (a miss leaves that write running). The
+      // wait is the store's (cache_store_seconds.waited), not this load's.
       const auto waiting = Clock::now();
       join_reference_write();
-      cache_store_seconds_.waited += seconds_since(waiting);
+      waited_seconds = seconds_since(waiting);
+      cache_store_seconds_.waited += waited_seconds;
       const auto allocating = Clock::now();
       auto staging = session_.host_staging(bytes);
       staging_seconds = seconds_since(allocating);
@@ -659,7 +662,7 @@ class ScenarioRunner {
     });
     note_reference_cache(lookup.discarded);
     cache_load_seconds_.staging += staging_seconds;
-    cache_load_seconds_.file += seconds_since(step) - staging_seconds;
+    cache_load_seconds_.file += seconds_since(step) - staging_seconds - waited_seconds;
     step = Clock::now();
     CUresult rc = CUDA_SUCCESS;
     std::uint64_t offset = 0;
@@ -677,9 +680,12 @@ class ScenarioRunner {
   }
 
   // The buffers copied to host memory and written as one entry by the background writer, which then wipes the host
-  // copy: the write runs while this runner goes on with the next input set (never with the inputs these references
-  // belong to: every later launch gets fresh ones), and is waited for before the staging buffer is used again, before
-  // any timed window and before the scenario is reported. A store that fails is a note, never a verdict.
+  // copy. The write runs while this runner goes on with the next correctness set: its fill, the candidate's and the
+  // seed's runs on it, its references. Those are other inputs (each set its own seed), so no candidate ever runs on
+  // the inputs whose references the staging buffer holds; the timing phase, whose warm-up reuses set 0's inputs,
+  // starts only after the write. It is also waited for before the staging buffer is used again, after each timed
+  // full check (its time stays off the sampling clock), before every timed launch and before the scenario is
+  // reported. A store that fails is a note, never a verdict.
   void store_references(const ReferenceKey& key, const std::vector<DeviceBuffer>& buffers) {
     wait_for_reference_write();  // the staging buffer is the previous write's until it is done
     StageClock::Scope stage(stages_, WorkerStage::kReferenceCache);
@@ -776,6 +782,8 @@ class ScenarioRunner {
   std::optional<Verdict> measure_timing() {
     const auto started = Clock::now();
     std::uint64_t fresh_seed = job_.input_seed + 1000;
+    // The warm-up runs on set 0's inputs as the correctness phase left them, whose references a write may still hold.
+    wait_for_reference_write();
     // Warm-up: never counted, never used to size the sample (T3).
     for (int i = 0; i < job_.warmup_launches; ++i) {
       for (Side* side : {&seed_, &candidate_}) {
@@ -811,6 +819,8 @@ class ScenarioRunner {
           const bool full = checks_owed || unpredictable_() < kTimedReferenceCheckProbability * 4294967296.0;
           if (auto v = verify_timed_output(set, input_seed, full)) return v;
           if (full) {
+            // Its store, if any, belongs to the check: the next timed launch would wait for it on the sampling clock.
+            wait_for_reference_write();
             ++full_checks;
             full_check_seconds += seconds_since(check_started);
           }
@@ -945,9 +955,10 @@ class ScenarioRunner {
   // writer, and `waited` is how long this thread waited for it (stores only).
   struct CacheSeconds {
     double staging = 0, copy = 0, file = 0, wipe = 0, waited = 0;
-    nlohmann::json to_json(bool store) const {
-      nlohmann::json out = {{"staging", staging}, {"copy", copy}, {"file", file}, {"wipe", wipe}};
-      if (store) out["waited"] = waited;
+    nlohmann::json load_json() const { return {{"staging", staging}, {"copy", copy}, {"file", file}, {"wipe", wipe}}; }
+    nlohmann::json store_json() const {
+      nlohmann::json out = load_json();
+      out["waited"] = waited;
       return out;
     }
   };

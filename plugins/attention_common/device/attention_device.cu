@@ -129,9 +129,10 @@ __device__ __forceinline__ float fast_log2(float x) {
 // Cost: the fills run for every timed launch (fresh inputs), so they are written for throughput. Per-head values
 // (scales, outlier channels) come from 64-bit splitmix64 once per head and block; per-element bits from a 32-bit
 // finaliser, two rounds for 64 bits (about 16 integer instructions where two 64-bit splitmix64 rounds took about 90:
-// 64-bit multiplies are emulated). A thread writes kFillChunk consecutive elements with one 16-byte store. On an
-// H200 the 64-bit version filled H19's 4.3 GB in 45 ms at 77 % of the SM's issue rate and 10 % of the memory
-// bandwidth (Nsight Compute, 2026-12-04); docs/benchmarks.md has the figures of this one.
+// 64-bit multiplies are emulated). A thread writes kFillChunk consecutive elements at once (one 16-byte store for
+// 16-bit types, one of 8 bytes for fp8), its position moved by FillCursor without divisions. On an H200 the 64-bit
+// version filled H19's K and V (4.3 G elements, 8.6 GB each) in 19.4 and 26.1 ms, compute-bound at 7-10 % of the
+// memory bandwidth; this one in 12.4 and 14.0 ms (Nsight Compute, 2026-12-04; docs/benchmarks.md).
 // =====================================================================================================================
 
 __device__ __forceinline__ u64 splitmix64(u64 z) {
@@ -294,7 +295,8 @@ __device__ __forceinline__ float generate(const FillParams& p, const FillKeys& k
     }
     case kFillV: {
       // head * dim + c < 2^32: the stream's high key is its key for counter 0, one finaliser round per element.
-      const float mean = 2.0f * unit_float32(mix32(static_cast<u32>(head * p.dim + c) ^ k.mean_low)) - 1.0f;
+      const u32 counter = static_cast<u32>(head) * static_cast<u32>(p.dim) + static_cast<u32>(c);
+      const float mean = 2.0f * unit_float32(mix32(counter ^ k.mean_low)) - 1.0f;
       return mean + h.scale * gaussian(noise_a, noise_b);
     }
     default: return h.scale * gaussian(noise_a, noise_b);  // kFillQv
@@ -344,42 +346,6 @@ __device__ __forceinline__ void store_chunk(void* base, u64 first, int dtype, co
     out[1] = make_float4(v[4], v[5], v[6], v[7]);
   }
 }
-
-// Where a fill thread's element sits (token row, head, channel of its vector), moved along the grid-stride loop by
-// additions only: the per-chunk divisions by dim and heads (64-bit ones above 2^32 elements, a long call each) cost
-// H19's 4.3-billion-element fills more than their hashing (2026-12-04).
-struct FillCursor {
-  u64 token;
-  int head, channel;
-  u64 token_step;  // the stride in whole rows, heads and channels
-  int head_step, channel_step;
-
-  __device__ FillCursor(const FillParams& p, u64 first, u64 stride) {
-    const u64 vector = first / p.dim;
-    channel = static_cast<int>(first - vector * p.dim);
-    token = vector / static_cast<u64>(p.heads);
-    head = static_cast<int>(vector - token * p.heads);
-    const u64 vectors = stride / p.dim;
-    channel_step = static_cast<int>(stride - vectors * p.dim);
-    token_step = vectors / static_cast<u64>(p.heads);
-    head_step = static_cast<int>(vectors - token_step * p.heads);
-  }
-
-  __device__ __forceinline__ void advance(const FillParams& p) {
-    channel += channel_step;
-    int carry = 0;
-    if (channel >= p.dim) {
-      channel -= p.dim;
-      carry = 1;
-    }
-    head += head_step + carry;
-    token += token_step;
-    if (head >= p.heads) {  // head_step + carry <= heads, so one wrap at most
-      head -= p.heads;
-      ++token;
-    }
-  }
-};
 
 constexpr int kFillHeadTable = 256;  // heads whose character a block keeps in shared memory
 static_assert(kFillHeadTable * sizeof(HeadCharacter) == kFillHeadTableBytes, "the fill launch asks for this table");
@@ -828,8 +794,8 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const
   const dev::FillKeys keys = dev::fill_keys(p);
   const int width = dev::fill_chunked(p.dim, p.out) ? dev::kFillChunk : 1;
   const dev::u64 units = count / width;
-  dev::FillCursor at(p, thread * width, threads * width);
-  for (dev::u64 u = thread; u < units; u += threads, at.advance(p)) {
+  dev::FillCursor at(p.dim, p.heads, thread * width, threads * width);
+  for (dev::u64 u = thread; u < units; u += threads, at.advance(p.dim, p.heads)) {
     const dev::u64 first = u * width;
     const int head = at.head;
     const int c0 = at.channel;

@@ -52,6 +52,45 @@ KSEEK_ATTENTION_HOST_DEVICE inline constexpr bool fill_chunked(int dim, unsigned
   return dim % kFillChunk == 0 && address % 16 == 0;
 }
 
+// Where a fill thread's element sits (token row, head, channel of its vector), moved along the grid-stride loop by
+// additions only: the per-chunk divisions by dim and heads (64-bit ones above 2^32 elements, a long call each) cost
+// H19's 4.3-billion-element fills more than their hashing (2026-12-04). Host and device alike, so a unit test steps it
+// where the GPU tests' tensors are too small for any thread to step.
+struct FillCursor {
+  unsigned long long token;
+  int head, channel;
+  unsigned long long token_step;  // the stride in whole rows, heads and channels
+  int head_step, channel_step;
+
+  KSEEK_ATTENTION_HOST_DEVICE FillCursor(int dim, int heads, unsigned long long first, unsigned long long stride) {
+    const unsigned long long d = static_cast<unsigned long long>(dim), h = static_cast<unsigned long long>(heads);
+    const unsigned long long vector = first / d;
+    channel = static_cast<int>(first - vector * d);
+    token = vector / h;
+    head = static_cast<int>(vector - token * h);
+    const unsigned long long vectors = stride / d;
+    channel_step = static_cast<int>(stride - vectors * d);
+    token_step = vectors / h;
+    head_step = static_cast<int>(vectors - token_step * h);
+  }
+
+  // The position `stride` elements further on.
+  KSEEK_ATTENTION_HOST_DEVICE void advance(int dim, int heads) {
+    channel += channel_step;
+    int carry = 0;
+    if (channel >= dim) {
+      channel -= dim;
+      carry = 1;
+    }
+    head += head_step + carry;
+    token += token_step;
+    if (head >= heads) {  // head_step + carry <= heads, so one wrap at most
+      head -= heads;
+      ++token;
+    }
+  }
+};
+
 // ---- references ----------------------------------------------------------------------------------------------------
 
 inline constexpr int kReferenceThreads = 256;  // every reference CTA

@@ -1,5 +1,6 @@
 // What the attention plugins' GPU tests share: one session on GPU 0 with attention.fa3's device library (every
 // attention plugin embeds the same library), and the exact host decoding of the element types they read back.
+// It must never need a GPU to compile, nor open a second session: the_attention_gpu() is the one for the test binary.
 #pragma once
 
 #include <cmath>

@@ -76,8 +76,11 @@ class GpuSession final : public DeviceHost {
 
   // Host memory for moving references between the reference cache and the device: page-locked (cuMemHostAlloc) so
   // a copy runs at PCIe speed, kept for the session and grown when more is asked; plain memory where the driver
-  // will not lock that much (host_staging_pinned() says which). Whoever fills it calls wipe_host_staging() before a
-  // candidate runs again: with unified addressing a kernel can read page-locked host memory.
+  // will not lock that much (host_staging_pinned() says which). Whoever fills it wipes it (wipe_host_staging) before a
+  // candidate runs on the inputs its references belong to: with unified addressing a kernel can read page-locked host
+  // memory. The scenario runner's background writer wipes it after writing an entry, while the candidate runs on
+  // other inputs only (scenario_runner.cpp, store_references); nothing else may touch it until that write is waited
+  // for.
   Result<std::span<std::byte>> host_staging(std::uint64_t bytes);
   void wipe_host_staging();
   bool host_staging_pinned() const { return staging_pinned_; }
