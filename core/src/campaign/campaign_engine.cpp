@@ -354,17 +354,18 @@ std::optional<SelectedQuestion> select_question(const std::vector<QuestionPack>&
   const std::vector<std::string> topics = event == "limit-claim" || event == "completion-claim"
                                               ? claim_topics(pending_claim_text(log))
                                               : std::vector<std::string>{};
-  enum class TopicFit { kShared, kAny, kOther };  // ranked in this order
-  const auto fit = [&](const Question& q) {
-    if (topics.empty() || q.topics.empty()) return TopicFit::kAny;
-    const bool shared = std::any_of(q.topics.begin(), q.topics.end(), [&](const std::string& t) {
-      return std::find(topics.begin(), topics.end(), t) != topics.end();
-    });
-    return shared ? TopicFit::kShared : TopicFit::kOther;
+  // Rank of a question for the claim: the position in `topics` of the first topic it shares (the claim's main topic
+  // first), then untagged questions, then those about topics the claim does not name.
+  const auto fit = [&](const Question& q) -> std::size_t {
+    if (topics.empty() || q.topics.empty()) return topics.size();
+    for (std::size_t i = 0; i < topics.size(); ++i) {
+      if (std::find(q.topics.begin(), q.topics.end(), topics[i]) != q.topics.end()) return i;
+    }
+    return topics.size() + 1;
   };
   struct Candidate {
     bool by_record;     // answered by the evaluation record: after every question it cannot answer
-    TopicFit fit;       // about a topic the claim names; for any claim (or the claim names none); about another
+    std::size_t fit;    // the claim's topics it shares, main topic first; then any claim; then other topics
     std::size_t asked;  // 0: never
     std::size_t order;
     SelectedQuestion question;

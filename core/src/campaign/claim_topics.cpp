@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <utility>
 
 #include "kseek/core/questions/question_pack.hpp"
 
@@ -38,11 +39,13 @@ bool starts_word(const std::string& text, std::size_t at) {
   return at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
 }
 
-bool names(const std::string& text, std::string_view cue) {
+// How often `cue` starts a word of `text`.
+int occurrences(const std::string& text, std::string_view cue) {
+  int n = 0;
   for (std::size_t at = text.find(cue); at != std::string::npos; at = text.find(cue, at + 1)) {
-    if (starts_word(text, at)) return true;
+    if (starts_word(text, at)) ++n;
   }
-  return false;
+  return n;
 }
 
 }  // namespace
@@ -51,15 +54,18 @@ std::vector<std::string> claim_topics(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::vector<std::string> out;
+  std::vector<std::pair<int, std::string>> named;  // (cue words, topic) in kQuestionTopics order
   for (std::string_view topic : kQuestionTopics) {
     for (const auto& entry : kCues) {
       if (entry.topic != topic) continue;
-      const bool found = std::any_of(entry.cues.begin(), entry.cues.end(),
-                                     [&](std::string_view cue) { return !cue.empty() && names(lower, cue); });
-      if (found) out.emplace_back(topic);
+      int n = 0;
+      for (std::string_view cue : entry.cues) n += cue.empty() ? 0 : occurrences(lower, cue);
+      if (n > 0) named.emplace_back(n, std::string(topic));
     }
   }
+  std::stable_sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (auto& [n, topic] : named) out.push_back(std::move(topic));
   return out;
 }
 

@@ -10,7 +10,8 @@
 
 namespace kseek {
 
-// The topics `text` names, in kQuestionTopics order, each once.
+// The topics `text` names, each once: the one named by the most cue words first (a claim about an accumulator's
+// rounding error that mentions wgmma once is about numerics first), ties in kQuestionTopics order.
 std::vector<std::string> claim_topics(std::string_view text);
 
 }  // namespace kseek
