@@ -17,13 +17,10 @@
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/build/ptx_pieces.hpp"
 #include "kseek/core/build/ptxas_report.hpp"
+#include "kseek/core/util/elapsed.hpp"
 
 namespace kseek {
 namespace {
-
-double seconds_since(BuildClock::time_point started) {
-  return std::chrono::duration<double>(BuildClock::now() - started).count();
-}
 
 CompileOutput failure(const CompileRequest& request, std::string error, BuildClock::time_point started) {
   CompileOutput out;

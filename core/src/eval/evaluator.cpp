@@ -19,6 +19,7 @@
 #include "evaluation_parts.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/eval/stage_summary.hpp"
+#include "kseek/core/util/elapsed.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/util/shell.hpp"
@@ -270,8 +271,6 @@ std::vector<PreparedScenario> prepare_jobs(const std::vector<Planned>& planned, 
   }
   return prepared;
 }
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The record's environment: the toolkit, then the first usable GPU's probe (its identity, bandwidth and peaks), as the
 // worker wrote it; with --gpus every probe, and why a probed GPU was not used.

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "kseek/core/util/elapsed.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/worker/gpu_probe.hpp"
@@ -24,8 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Reads newline-terminated lines from a descriptor, a buffer at a time.
 class LineReader {

@@ -5,14 +5,9 @@
 #include <exception>
 #include <utility>
 
+#include "kseek/core/util/elapsed.hpp"
+
 namespace kseek {
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 ReferenceWriter::~ReferenceWriter() { wait(); }
 

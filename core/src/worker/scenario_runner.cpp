@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "kseek/core/plugin/plugin_registry.hpp"
+#include "kseek/core/util/elapsed.hpp"
 #include "kseek/core/util/files.hpp"
 #include "kseek/core/util/sha256.hpp"
 #include "kseek/core/worker/acceptance_rule.hpp"
@@ -48,8 +49,6 @@ struct Verdict {
 std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 class ScenarioRunner {
  public:
