@@ -64,9 +64,12 @@ TEST_P(AttentionDeviceLibrary, CompilesWithEveryKernelAndNoSpills) {
     EXPECT_EQ(k.spill_load_bytes, 0u) << k.kernel << " on " << GetParam().arch;
     // Every kernel uses dynamic shared memory only (at most the 48 KiB launch default), no static buffers.
     EXPECT_EQ(k.static_shared_bytes, 0u) << k.kernel;
+    std::printf("  %s on %s: %d registers\n", k.kernel.c_str(), GetParam().arch.c_str(), k.registers);
   }
-  for (const char* name : {"attention_fill", "attention_reference_stats", "attention_reference_finish_stats",
-                           "attention_reference_output", "attention_reference_combine"}) {
+  for (const char* name :
+       {"attention_fill", "attention_reference_stats", "attention_reference_stats_mma",
+        "attention_reference_finish_stats", "attention_reference_output", "attention_reference_output_mma",
+        "attention_reference_output_mma_f16", "attention_reference_combine"}) {
     EXPECT_TRUE(kernels.count(name)) << name << " missing on " << GetParam().arch;
   }
 }

@@ -3,6 +3,7 @@
 // toolkit header (kseek's NVRTC offers none), and never trade what the references compute for speed: the tiling may
 // change summation orders (stated where it does), never which values are summed or how they are rounded.
 #include <kseek/attention/problem.h>
+#include <kseek/device/ptx.h>
 
 #include "attention_device_params.h"
 
@@ -26,6 +27,8 @@ constexpr float kFp8Unit = 8.0f;
 constexpr float kFp16Limit = 60000.0f;  // generated values stay finite in fp16 whatever the draw
 
 static_assert(kThreads % 32 == 0 && kMaxQueries % kPvTileQueries == 0, "whole warps, whole P.V tiles");
+static_assert(kWarps == kReferenceWarps && kMaxQueries == 4 * kMmaRows && kWarps % 4 == 0,
+              "1, 2 or 4 MMA row tiles divide the warps");
 static_assert(kPvTileQueries % kScoreTileQueries == 0, "padded queries are whole score tiles too");
 static_assert(kScoreTileKeys == 4 && kPvTileChannels == 4, "tiles are read as float4");
 
@@ -393,6 +396,7 @@ struct TileWork {
   float qk_descale, v_descale;
 };
 
+template <int kEngine>
 __device__ TileWork tile_work(const ReferenceParams& rp) {
   const AttentionProblem& p = rp.problem;
   const int2 tile = reinterpret_cast<const int2*>(rp.tiles)[blockIdx.x];
@@ -406,7 +410,7 @@ __device__ TileWork tile_work(const ReferenceParams& rp) {
   w.heads_here = group - head_tile * rp.heads_per_tile < rp.heads_per_tile ? group - head_tile * rp.heads_per_tile
                                                                            : rp.heads_per_tile;
   w.queries = rp.rows_per_tile * rp.heads_per_tile;
-  w.padded_queries = padded_queries(w.queries);
+  w.padded_queries = padded_queries(w.queries, kEngine);
   w.q_start = p.cu_seqlens_q[w.b];
   w.sq = p.cu_seqlens_q[w.b + 1] - w.q_start;
   w.sk = p.seqused_k != nullptr ? p.seqused_k[w.b] : p.cu_seqlens_k[w.b + 1] - p.cu_seqlens_k[w.b];
@@ -456,7 +460,7 @@ struct Smem {
   float* q;      // [padded queries][q_pitch]
   float* kv;     // [chunk][kv_pitch]
   float* p;      // [padded queries][chunk]
-  float* p_low;  // [padded queries][chunk]
+  float* p_low;  // [padded queries][chunk] (FMA engine)
   i64* offsets;  // [chunk][2]: K row, V row
   float* stats;  // [padded queries][4]
   i64* range;    // [padded queries][2]
@@ -465,9 +469,12 @@ struct Smem {
 
 extern __shared__ __align__(16) float kseek_attention_reference_smem[];
 
+// The engine is the kernel's template argument (the host launches that engine's kernels): a plan folded for one engine
+// keeps fewer registers live through the chunk loop.
+template <int kEngine>
 __device__ Smem carve_smem(const ReferenceParams& rp, const TileWork& w) {
   Smem s;
-  s.plan = make_smem_plan(w.padded_queries, rp.qk_dim, rp.problem.head_dim_v);
+  s.plan = make_smem_plan(w.padded_queries, rp.qk_dim, rp.problem.head_dim_v, kEngine);
   float* base = kseek_attention_reference_smem;
   s.q = base + s.plan.q_offset;
   s.kv = base + s.plan.kv_offset;
@@ -479,8 +486,8 @@ __device__ Smem carve_smem(const ReferenceParams& rp, const TileWork& w) {
   return s;
 }
 
-// Loads the tile's query vectors (Q, then q_v when present; zero rows past the sequence or the tile) and their
-// visible key ranges.
+// Loads the tile's query vectors (Q, then q_v when present; zero rows past the sequence or the tile, zero channels
+// from qk_dim to the plan's qk_width) and their visible key ranges.
 __device__ void load_queries(const ReferenceParams& rp, const TileWork& w, const Smem& s) {
   const AttentionProblem& p = rp.problem;
   const int d = p.head_dim;
@@ -490,11 +497,12 @@ __device__ void load_queries(const ReferenceParams& rp, const TileWork& w, const
     s.range[2 * q] = begin;
     s.range[2 * q + 1] = end;
   }
-  for (int idx = threadIdx.x; idx < w.padded_queries * rp.qk_dim; idx += kThreads) {
-    const int q = idx / rp.qk_dim;
-    const int dd = idx - q * rp.qk_dim;
+  const int width = s.plan.qk_width;
+  for (int idx = threadIdx.x; idx < w.padded_queries * width; idx += kThreads) {
+    const int q = idx / width;
+    const int dd = idx - q * width;
     float value = 0.0f;
-    if (query_valid(rp, w, q)) {
+    if (dd < rp.qk_dim && query_valid(rp, w, q)) {
       const i64 token = w.q_start + query_row(rp, w, q);
       const i64 h = query_head(rp, w, q);
       value = dd < d ? load_element(p.q, token * p.q_row_stride + h * p.q_head_stride + dd, p.dtype_qkv)
@@ -584,32 +592,34 @@ __device__ __forceinline__ float4 load_element4(const void* base, i64 index, int
   }
 }
 
-// Fills kv[j][0, width) for every row of the chunk: K (then V when q_v joins the logit) or V alone; rows past
-// `count` are zero so that 0 * row never meets a stale non-finite value. Vectorized: a row is read by a power of two
-// of threads, 4 elements each, kRowBatch rows per thread in flight before their shared stores (fewer where registers
-// are scarce).
+// Fills every row j of the chunk: K (then V when q_v joins the logit) into kv[j * kv_pitch + (0, qk_width)], or V
+// alone into kv[j * v_pitch + (0, dv)]; rows past `count` and K channels from qk_dim to qk_width are zero, so that
+// 0 * row never meets a stale non-finite value. Vectorized: a row is read by a power of two of threads, 4 elements
+// each, kRowBatch rows per thread in flight before their shared stores (fewer where registers are scarce).
 template <int kRowBatch>
 __device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int count, bool keys, bool vectorized) {
   const AttentionProblem& p = rp.problem;
   const int d = p.head_dim;
-  const int width = keys ? rp.qk_dim : p.head_dim_v;
+  const int width = keys ? rp.qk_dim : p.head_dim_v;  // channels read
+  const int stored = keys ? s.plan.qk_width : width;  // channels written
+  const int pitch = keys ? s.plan.kv_pitch : s.plan.v_pitch;
   if (!vectorized) {
-    for (int idx = threadIdx.x; idx < s.plan.chunk * width; idx += kThreads) {
-      const int j = idx / width;
-      const int dd = idx - j * width;
+    for (int idx = threadIdx.x; idx < s.plan.chunk * stored; idx += kThreads) {
+      const int j = idx / stored;
+      const int dd = idx - j * stored;
       float value = 0.0f;
-      if (j < count) {
+      if (j < count && dd < width) {
         if (keys && dd < d) {
           value = load_element(p.k, s.offsets[2 * j] + dd, p.dtype_qkv);
         } else {
           value = load_element(p.v, s.offsets[2 * j + 1] + (keys ? dd - d : dd), p.dtype_qkv);
         }
       }
-      s.kv[j * s.plan.kv_pitch + dd] = value;
+      s.kv[j * pitch + dd] = value;
     }
     return;
   }
-  const int groups = width / 4;
+  const int groups = stored / 4;
   const int lanes = groups > 16 ? 32 : (groups > 8 ? 16 : 8);  // threads per row
   const int rows_at_once = kThreads / lanes;
   for (int j0 = threadIdx.x / lanes; j0 < s.plan.chunk; j0 += kRowBatch * rows_at_once) {
@@ -620,7 +630,7 @@ __device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int co
       for (int b = 0; b < kRowBatch; ++b) {
         const int j = j0 + b * rows_at_once;
         values[b] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (j < count) {
+        if (j < count && dd < width) {
           values[b] = keys && dd < d ? load_element4(p.k, s.offsets[2 * j] + dd, p.dtype_qkv)
                                      : load_element4(p.v, s.offsets[2 * j + 1] + (keys ? dd - d : dd), p.dtype_qkv);
         }
@@ -628,7 +638,7 @@ __device__ void load_chunk_rows(const ReferenceParams& rp, const Smem& s, int co
 #pragma unroll
       for (int b = 0; b < kRowBatch; ++b) {
         const int j = j0 + b * rows_at_once;
-        if (j < s.plan.chunk) *reinterpret_cast<float4*>(s.kv + j * s.plan.kv_pitch + dd) = values[b];
+        if (j < s.plan.chunk) *reinterpret_cast<float4*>(s.kv + j * pitch + dd) = values[b];
       }
     }
   }
@@ -749,6 +759,231 @@ __device__ __forceinline__ void chunk_pv(const Smem& s, int v_column, int keys4,
   }
 }
 
+// =====================================================================================================================
+// Reference tiles on tensor cores (kReferenceTensorCores). PTX ISA mma.sync.aligned.m16n8k16 with fp32 accumulators
+// ("Matrix Fragments for mma.m16n8k16": lane = 4 * group + quad; A rows group and group + 8, B column group; a
+// fragment's two k positions 2 * quad, 2 * quad + 1 and 2 * quad + 8, 2 * quad + 9). Exactness: an MMA multiplies
+// exactly (8- or 11-bit significands, products within fp32's 24 bits) and adds in fp32, so a score is the same sum
+// the FMA engine forms, in another order. The k positions of a fragment are mapped to the summation index
+// (channel or key) as position 2q, 2q+1, 2q+8, 2q+9 -> index 4q .. 4q+3 for A and B alike: a thread reads its four
+// values with one 16-byte load, and a sum does not depend on the order of its terms.
+//   Scores: warp w owns row tile w / (8 / mt) of the CTA's mt = padded / 16 and every (8 / mt)-th key tile of the
+//   chunk, its accumulators in registers until the chunk's scores are stored to p.
+//   P.V: the same split over dv / 8 channel tiles, accumulators kept across the whole key range and fed by fp32
+//   additions (round to nearest) once per 16 keys. Gold: fp32 p as
+//   p1 + p2 + p3, each the bf16 rounding of what the earlier terms left (24 significant bits together), against V in
+//   bf16 (exact for bf16 and fp8 inputs) or, for fp16 V, against V = vh + vl in bf16 (exact: 11 bits = 8 + 3);
+//   p3 * vl (below 2^-24 of p * v) is left out. Same precision: P rounded to p_dtype by the MMA's own operand
+//   conversion (cvt.rn, as round_to) against V in its input type.
+// =====================================================================================================================
+
+// Two fp32 values into one register of two 16-bit values: `low` to the low half (PTX ISA cvt.rn.{bf16x2,f16x2}.f32
+// puts its first source in the upper half). Exact for values the type holds.
+template <bool kF16>
+__device__ __forceinline__ u32 pack2(float low, float high) {
+  u32 packed;
+  if constexpr (kF16) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+  } else {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+  }
+  return packed;
+}
+
+__device__ __forceinline__ float2 unpack_bf16x2(u32 packed) {
+  return make_float2(__uint_as_float(packed << 16), __uint_as_float(packed & 0xFFFF0000u));
+}
+
+// d += a b (m16n8k16, fp32 accumulators; kseek/device/ptx.h): kF16 picks fp16 operands, otherwise bf16.
+template <bool kF16>
+__device__ __forceinline__ void mma16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  if constexpr (kF16) {
+    kseek::device::mma_fp16_16816(d, a, b0, b1);
+  } else {
+    kseek::device::mma_bf16_16816(d, a, b0, b1);
+  }
+}
+
+// Which MMA tiles a warp owns: row tile `row` of the CTA's padded queries, and column tiles slot, slot + stride, ...
+struct MmaWarpTiles {
+  int row, slot, stride;
+};
+
+__device__ __forceinline__ MmaWarpTiles mma_warp_tiles(const TileWork& w) {
+  const int row_tiles = w.padded_queries / kMmaRows;  // 1, 2 or 4: divides the warps
+  const int stride = kWarps / row_tiles;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  return MmaWarpTiles{warp / stride, warp % stride, stride};
+}
+
+// Raw dot products q . k of the chunk into p[q][j] for every padded query and every column of the chunk (padding rows
+// and keys past `count` give 0).
+template <bool kF16>
+__device__ void chunk_scores_mma(const TileWork& w, const Smem& s) {
+  const MmaWarpTiles t = mma_warp_tiles(w);
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = lane / 4, quad = lane % 4;
+  const int key_tiles = s.plan.chunk / kMmaCols;
+  const float* q_low = s.q + (t.row * kMmaRows + group) * s.plan.q_pitch + 4 * quad;
+  const float* q_high = q_low + 8 * s.plan.q_pitch;
+  const float* k_rows = s.kv + group * s.plan.kv_pitch + 4 * quad;
+  float acc[kMaxScoreMmaTiles][4];
+#pragma unroll
+  for (int i = 0; i < kMaxScoreMmaTiles; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+#pragma unroll 1
+  for (int c0 = 0; c0 < s.plan.qk_width; c0 += kMmaDepth) {
+    const float4 ql = *reinterpret_cast<const float4*>(q_low + c0);
+    const float4 qh = *reinterpret_cast<const float4*>(q_high + c0);
+    const u32 a[4] = {pack2<kF16>(ql.x, ql.y), pack2<kF16>(qh.x, qh.y), pack2<kF16>(ql.z, ql.w),
+                      pack2<kF16>(qh.z, qh.w)};
+#pragma unroll
+    for (int i = 0; i < kMaxScoreMmaTiles; ++i) {
+      const int n = t.slot + i * t.stride;
+      if (n < key_tiles) {  // warp-uniform: mma.sync needs the whole warp
+        const float4 k = *reinterpret_cast<const float4*>(k_rows + n * kMmaCols * s.plan.kv_pitch + c0);
+        mma16816<kF16>(acc[i], a, pack2<kF16>(k.x, k.y), pack2<kF16>(k.z, k.w));
+      }
+    }
+  }
+  float* p_top = s.p + (t.row * kMmaRows + group) * s.plan.p_pitch + 2 * quad;
+  float* p_bottom = p_top + 8 * s.plan.p_pitch;
+#pragma unroll
+  for (int i = 0; i < kMaxScoreMmaTiles; ++i) {
+    const int n = t.slot + i * t.stride;
+    if (n < key_tiles) {
+      *reinterpret_cast<float2*>(p_top + n * kMmaCols) = make_float2(acc[i][0], acc[i][1]);
+      *reinterpret_cast<float2*>(p_bottom + n * kMmaCols) = make_float2(acc[i][2], acc[i][3]);
+    }
+  }
+}
+
+// fp32 P as three bf16 terms, a fragment register at a time: hi + mid + lo equals p to within 2^-27 of p.
+__device__ __forceinline__ void split_p(float2 p, u32& hi, u32& mid, u32& lo) {
+  hi = pack2<false>(p.x, p.y);
+  const float2 h = unpack_bf16x2(hi);
+  const float2 r1 = make_float2(p.x - h.x, p.y - h.y);  // exact: h is p rounded to 8 bits
+  mid = pack2<false>(r1.x, r1.y);
+  const float2 m = unpack_bf16x2(mid);
+  lo = pack2<false>(r1.x - m.x, r1.y - m.y);
+}
+
+// The warp's P.V tiles over the chunk's first `keys16` keys (rows and p columns past the chunk's count are zero).
+// V rows sit at `v_rows` (column offset applied) with pitch `pitch`. Each step's 16 keys are summed by the MMAs from
+// zero, smallest terms first, and added to the running sums by fp32 additions that round to nearest: an MMA's own
+// fp32 addition may truncate, and over thousands of steps into one accumulator that would bias a long row's sum;
+// over one step it cannot. With fp16 operands the same-precision and gold sums go in two passes over the tiles (V
+// read twice), so that P's fp16 and three bf16 forms are never live together: with both, 128 registers do not hold.
+template <bool kF16, int kTiles>
+__device__ void chunk_pv_mma(const TileWork& w, const Smem& s, const float* v_rows, int pitch, int keys16,
+                             float (&gold)[kTiles][4], float (&same)[kTiles][4], int channel_tiles) {
+  const MmaWarpTiles t = mma_warp_tiles(w);
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = lane / 4, quad = lane % 4;
+  const float* p_top = s.p + (t.row * kMmaRows + group) * s.plan.p_pitch + 2 * quad;
+  const float* p_bottom = p_top + 8 * s.plan.p_pitch;
+  const float* v_column = v_rows + 2 * quad * pitch + group;
+#pragma unroll 1
+  for (int k0 = 0; k0 < keys16; k0 += kMmaDepth) {
+    // A fragments: rows group / group + 8, keys k0 + 2 quad (+1) and k0 + 2 quad + 8 (+9), in fragment order.
+    const auto p_of = [&](float2(&p)[4]) {
+      p[0] = *reinterpret_cast<const float2*>(p_top + k0);
+      p[1] = *reinterpret_cast<const float2*>(p_bottom + k0);
+      p[2] = *reinterpret_cast<const float2*>(p_top + k0 + 8);
+      p[3] = *reinterpret_cast<const float2*>(p_bottom + k0 + 8);
+    };
+    const float* v = v_column + k0 * pitch;
+    // B fragment values of channel tile n: keys 2 quad, 2 quad + 1, 2 quad + 8, 2 quad + 9 of channel 8 n + group.
+    const auto v_of = [&](int n, float(&values)[4]) {
+      const float* vn = v + n * kMmaCols;
+      values[0] = vn[0];
+      values[1] = vn[pitch];
+      values[2] = vn[8 * pitch];
+      values[3] = vn[9 * pitch];
+    };
+    float2 p[4];
+    p_of(p);
+    if constexpr (kF16) {
+      const u32 rounded[4] = {pack2<true>(p[0].x, p[0].y), pack2<true>(p[1].x, p[1].y), pack2<true>(p[2].x, p[2].y),
+                              pack2<true>(p[3].x, p[3].y)};  // p_dtype fp16, rounded as round_to does
+#pragma unroll
+      for (int i = 0; i < kTiles; ++i) {
+        const int n = t.slot + i * t.stride;
+        if (n >= channel_tiles) continue;  // warp-uniform: mma.sync needs the whole warp
+        float vals[4];
+        v_of(n, vals);
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        mma16816<true>(sum, rounded, pack2<true>(vals[0], vals[1]), pack2<true>(vals[2], vals[3]));
+#pragma unroll
+        for (int e = 0; e < 4; ++e) same[i][e] += sum[e];
+      }
+      p_of(p);  // read again rather than held through the pass above
+    }
+    u32 hi[4], mid[4], lo[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) split_p(p[r], hi[r], mid[r], lo[r]);
+#pragma unroll
+    for (int i = 0; i < kTiles; ++i) {
+      const int n = t.slot + i * t.stride;
+      if (n >= channel_tiles) continue;
+      float vals[4];
+      v_of(n, vals);
+      const u32 vh0 = pack2<false>(vals[0], vals[1]), vh1 = pack2<false>(vals[2], vals[3]);
+      float g[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if constexpr (kF16) {  // fp16 V as vh + vl in bf16 (exact: 11 bits = 8 + 3)
+        const float2 h0 = unpack_bf16x2(vh0), h1 = unpack_bf16x2(vh1);
+        const u32 vl0 = pack2<false>(vals[0] - h0.x, vals[1] - h0.y),
+                  vl1 = pack2<false>(vals[2] - h1.x, vals[3] - h1.y);
+        mma16816<false>(g, mid, vl0, vl1);
+        mma16816<false>(g, lo, vh0, vh1);
+        mma16816<false>(g, hi, vl0, vl1);
+        mma16816<false>(g, mid, vh0, vh1);
+        mma16816<false>(g, hi, vh0, vh1);
+      } else {  // bf16 V (bf16 or fp8 inputs): p_dtype is bf16, so P's same-precision form is hi itself
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        mma16816<false>(sum, hi, vh0, vh1);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) same[i][e] += sum[e];
+        mma16816<false>(g, lo, vh0, vh1);
+        mma16816<false>(g, mid, vh0, vh1);
+        mma16816<false>(g, hi, vh0, vh1);
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) gold[i][e] += g[e];
+    }
+  }
+}
+
+// Output channel c of query vector v from its P.V sums and Z: O itself with one split, the scaled partial sums for
+// attention_reference_combine with several.
+__device__ __forceinline__ void store_output(const ReferenceParams& rp, i64 v, int c, float z, float gold_sum,
+                                             float same_sum, float v_descale) {
+  const int dv = rp.problem.head_dim_v;
+  const float g_sum = gold_sum * v_descale;
+  const float s_sum = same_sum * v_descale;
+  const i64 index = v * dv + c;
+  if (rp.splits == 1) {
+    reinterpret_cast<float*>(rp.gold_o)[index] = z > 0.0f ? g_sum / z : 0.0f;
+    store_element(reinterpret_cast<void*>(rp.same_o), index, rp.problem.dtype_o, z > 0.0f ? s_sum / z : 0.0f);
+  } else {
+    const i64 vectors = static_cast<i64>(rp.problem.total_q) * rp.problem.num_heads_q;
+    reinterpret_cast<float2*>(rp.partial_o)[blockIdx.z * vectors * dv + index] = make_float2(g_sum, s_sum);
+  }
+}
+
+// The chunk's raw dot products into p, by the engine the kernel was instantiated for.
+template <int kEngine>
+__device__ __forceinline__ void chunk_scores_of(const ReferenceParams& rp, const TileWork& w, const Smem& s) {
+  if constexpr (kEngine == kReferenceTensorCores) {
+    if (rp.problem.dtype_qkv == kDTypeFP16) {
+      chunk_scores_mma<true>(w, s);
+    } else {
+      chunk_scores_mma<false>(w, s);
+    }
+  } else {
+    chunk_scores(rp, w, s);
+  }
+}
+
 // The global index of query vector q (token * hq + head), or -1 when q is padding.
 __device__ __forceinline__ i64 query_vector(const ReferenceParams& rp, const TileWork& w, int q) {
   if (!query_valid(rp, w, q)) return -1;
@@ -826,9 +1061,11 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_fill(const
 // z = sum exp(s - m) over the split's visible keys (fp32, accurate expf), and the same in base 2 with the approximate
 // ex2 a FlashAttention-style kernel uses (m2, l2), for the same-precision LSE. Writes split_stats for every valid
 // query vector, (-inf, 0, -inf, 0) when the split holds none of its keys.
-extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_stats(const ReferenceParams rp) {
-  const dev::TileWork w = dev::tile_work(rp);
-  const dev::Smem s = dev::carve_smem(rp, w);
+// The same body for both engines; only the dot products differ (dev::chunk_scores_of).
+template <int kEngine>
+__device__ __forceinline__ void reference_stats(const ReferenceParams& rp) {
+  const dev::TileWork w = dev::tile_work<kEngine>(rp);
+  const dev::Smem s = dev::carve_smem<kEngine>(rp, w);
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const bool vectorized = dev::rows_vectorizable(rp.problem);
@@ -845,7 +1082,7 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     __syncthreads();  // offsets written before any row load uses them; queries and ranges loaded (first chunk)
     dev::load_chunk_rows<4>(rp, s, count, /*keys=*/true, vectorized);
     __syncthreads();  // the K chunk is complete before any dot product reads it
-    dev::chunk_scores(rp, w, s);
+    dev::chunk_scores_of<kEngine>(rp, w, s);
     __syncthreads();  // every dot product of the chunk is written before the warps reduce rows
     for (int q = warp; q < w.queries; q += dev::kWarps) {
       float* row = s.p + q * s.plan.p_pitch;
@@ -892,6 +1129,13 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     out[blockIdx.z * vectors + v] =
         make_float4(s.stats[4 * q], s.stats[4 * q + 1], s.stats[4 * q + 2], s.stats[4 * q + 3]);
   }
+}
+
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_stats(const ReferenceParams rp) {
+  reference_stats<dev::kReferenceFma>(rp);
+}
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_stats_mma(const ReferenceParams rp) {
+  reference_stats<dev::kReferenceTensorCores>(rp);
 }
 
 // Grid-stride over query vectors (token * hq + head): merges the splits' statistics in split order, adds the sink,
@@ -944,21 +1188,25 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads) attention_reference_
 
 // Pass 2, the grid of pass 1: p = exp(s - m) with the row's final maximum, then two P.V sums per output element:
 // gold with p in fp32, same precision with p rounded to rp.p_dtype (what a kernel feeding P to a 16-bit MMA does).
-// Each thread keeps one P.V tile's sums (4 query vectors x 4 channels, twice) in registers. With one split
-// the outputs are written here: gold O = sum * v_descale / Z in fp32, same-precision O the same rounded to dtype_o;
-// with several, the scaled sums go to partial_o for attention_reference_combine.
-extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_output(const ReferenceParams rp) {
+// Each thread keeps its P.V tiles' sums (gold and same precision) in registers over the whole key range: FMA engine,
+// one tile of 4 query vectors x 4 channels; tensor cores, the MMA tiles of mma_warp_tiles. With one split the outputs
+// are written here: gold O = sum * v_descale / Z in fp32, same-precision O the same rounded to dtype_o; with several,
+// the scaled sums go to partial_o for attention_reference_combine.
+template <int kEngine, bool kF16 = false>
+__device__ __forceinline__ void reference_output(const ReferenceParams& rp) {
+  constexpr bool kMma = kEngine == dev::kReferenceTensorCores;
   const kseek::attention::AttentionProblem& p = rp.problem;
-  const dev::TileWork w = dev::tile_work(rp);
-  const dev::Smem s = dev::carve_smem(rp, w);
+  const dev::TileWork w = dev::tile_work<kEngine>(rp);
+  const dev::Smem s = dev::carve_smem<kEngine>(rp, w);
   const bool vectorized = dev::rows_vectorizable(p);
   const int dv = p.head_dim_v;
   const int channel_groups = dv / dev::kPvTileChannels;
-  // One P.V tile per thread (the host's plan guarantees enough threads); threads past the last tile only load.
-  const bool pv_thread = static_cast<int>(threadIdx.x) < (w.padded_queries / dev::kPvTileQueries) * channel_groups;
+  // FMA engine: one P.V tile per thread (the host's plan guarantees enough threads); threads past the last tile only
+  // load. Tensor cores: every warp owns tiles (pv_tiles_fit).
+  const bool pv_thread =
+      kMma || static_cast<int>(threadIdx.x) < (w.padded_queries / dev::kPvTileQueries) * channel_groups;
   const int q0 = static_cast<int>(threadIdx.x) / channel_groups * dev::kPvTileQueries;
   const int c0 = static_cast<int>(threadIdx.x) % channel_groups * dev::kPvTileChannels;
-  const dev::i64 vectors = static_cast<dev::i64>(p.total_q) * p.num_heads_q;
   dev::load_queries(rp, w, s);
   const float2* final_stats = reinterpret_cast<const float2*>(rp.final_stats);
   for (int q = threadIdx.x; q < w.padded_queries; q += dev::kThreads) {
@@ -967,12 +1215,14 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     s.stats[4 * q + 0] = st.x;  // m (finite whenever some key of the row is visible)
     s.stats[4 * q + 1] = st.y;  // Z
   }
-  float gold[dev::kPvTileQueries][dev::kPvTileChannels];
-  float same[dev::kPvTileQueries][dev::kPvTileChannels];
+  constexpr int kTiles = kMma ? dev::max_pv_mma_tiles(kF16) : dev::kPvTileQueries;
+  constexpr int kPerTile = kMma ? 4 : dev::kPvTileChannels;
+  float gold[kTiles][kPerTile];
+  float same[kTiles][kPerTile];
 #pragma unroll
-  for (int r = 0; r < dev::kPvTileQueries; ++r) {
+  for (int r = 0; r < kTiles; ++r) {
 #pragma unroll
-    for (int c = 0; c < dev::kPvTileChannels; ++c) {
+    for (int c = 0; c < kPerTile; ++c) {
       gold[r][c] = 0.0f;
       same[r][c] = 0.0f;
     }
@@ -984,7 +1234,11 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
     __syncthreads();  // offsets written before any row load uses them; queries and stats loaded (first chunk)
     dev::load_chunk_rows<2>(rp, s, count, /*keys=*/true, vectorized);
     __syncthreads();  // the K chunk is complete before any dot product reads it
-    dev::chunk_scores(rp, w, s);
+    if constexpr (kMma) {
+      dev::chunk_scores_mma<kF16>(w, s);
+    } else {
+      dev::chunk_scores(rp, w, s);
+    }
     __syncthreads();  // every dot product of the chunk is written (and done with the K rows) before rows read them
     for (int q = static_cast<int>(threadIdx.x) / 32; q < w.padded_queries; q += dev::kWarps) {
       float* row = s.p + q * s.plan.p_pitch;
@@ -996,38 +1250,69 @@ extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_referen
         // p = exp(s - m) with the row's final maximum; 0 where masked, past count, or for padding queries.
         const float prob = j >= begin && j < end ? expf(dev::logit(p, row[j], w.qk_descale) - m) : 0.0f;
         row[j] = prob;
-        row_low[j] = dev::round_to(rp.p_dtype, prob);
+        if constexpr (!kMma) row_low[j] = dev::round_to(rp.p_dtype, prob);
       }
     }
-    __syncthreads();  // p and p_low complete before P.V reads them
+    __syncthreads();  // p (and p_low) complete before P.V reads them
     if (!p.has_q_v) {
       dev::load_chunk_rows<2>(rp, s, count, /*keys=*/false, vectorized);
       __syncthreads();  // the V chunk is complete before P.V reads it
     }
-    if (pv_thread) dev::chunk_pv(s, v_column, dev::round_up4(count), q0, c0, gold, same);
+    if constexpr (kMma) {
+      const int keys16 = dev::round_up(count, dev::kMmaDepth);
+      const int v_pitch = p.has_q_v ? s.plan.kv_pitch : s.plan.v_pitch;
+      dev::chunk_pv_mma<kF16, kTiles>(w, s, s.kv + v_column, v_pitch, keys16, gold, same, dv / dev::kMmaCols);
+    } else {
+      if (pv_thread) dev::chunk_pv(s, v_column, dev::round_up4(count), q0, c0, gold, same);
+    }
     __syncthreads();  // P.V is done with kv, p and p_low before the next chunk overwrites them
   }
   __syncthreads();  // stats visible when the split had no chunk at all
   if (!pv_thread) return;
+  if constexpr (kMma) {
+    const dev::MmaWarpTiles t = dev::mma_warp_tiles(w);
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int q = t.row * dev::kMmaRows + lane / 4;  // accumulators 0, 1: row q; 2, 3: row q + 8
+    const dev::i64 v_top = dev::query_vector(rp, w, q), v_bottom = dev::query_vector(rp, w, q + 8);
+    const float z_top = s.stats[4 * q + 1], z_bottom = s.stats[4 * (q + 8) + 1];
 #pragma unroll
-  for (int r = 0; r < dev::kPvTileQueries; ++r) {
-    const int q = q0 + r;
-    const dev::i64 v = dev::query_vector(rp, w, q);
-    if (v < 0) continue;
-    const float z = s.stats[4 * q + 1];
+    for (int i = 0; i < kTiles; ++i) {
+      const int n = t.slot + i * t.stride;
+      if (n >= dv / dev::kMmaCols) continue;
+      const int c = n * dev::kMmaCols + 2 * (lane % 4);
 #pragma unroll
-    for (int c = 0; c < dev::kPvTileChannels; ++c) {
-      const float g_sum = gold[r][c] * w.v_descale;
-      const float s_sum = same[r][c] * w.v_descale;
-      const dev::i64 index = v * dv + c0 + c;
-      if (rp.splits == 1) {
-        reinterpret_cast<float*>(rp.gold_o)[index] = z > 0.0f ? g_sum / z : 0.0f;
-        dev::store_element(reinterpret_cast<void*>(rp.same_o), index, p.dtype_o, z > 0.0f ? s_sum / z : 0.0f);
-      } else {
-        reinterpret_cast<float2*>(rp.partial_o)[blockIdx.z * vectors * dv + index] = make_float2(g_sum, s_sum);
+      for (int e = 0; e < 4; ++e) {
+        const dev::i64 v = e < 2 ? v_top : v_bottom;
+        if (v >= 0)
+          dev::store_output(rp, v, c + (e & 1), e < 2 ? z_top : z_bottom, gold[i][e], same[i][e], w.v_descale);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < dev::kPvTileQueries; ++r) {
+      const int q = q0 + r;
+      const dev::i64 v = dev::query_vector(rp, w, q);
+      if (v < 0) continue;
+      const float z = s.stats[4 * q + 1];
+#pragma unroll
+      for (int c = 0; c < dev::kPvTileChannels; ++c) {
+        dev::store_output(rp, v, c0 + c, z, gold[r][c], same[r][c], w.v_descale);
       }
     }
   }
+}
+
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2) attention_reference_output(const ReferenceParams rp) {
+  reference_output<dev::kReferenceFma>(rp);
+}
+// Tensor cores, one kernel per operand type (their P.V steps differ, and either alone fits 128 registers).
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2)
+    attention_reference_output_mma(const ReferenceParams rp) {
+  reference_output<dev::kReferenceTensorCores, false>(rp);
+}
+extern "C" __global__ void __launch_bounds__(dev::kThreads, 2)
+    attention_reference_output_mma_f16(const ReferenceParams rp) {
+  reference_output<dev::kReferenceTensorCores, true>(rp);
 }
 
 // Grid-stride over output elements (token, head, channel), only when splits > 1: sums the partial P.V sums in split

@@ -417,19 +417,32 @@ std::vector<SourceFile> attention_device_library(const std::vector<SourceFile>& 
   return library;
 }
 
-Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiprocessors) {
+Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiprocessors, ReferenceEngineChoice choice) {
   const AttentionProblem& p = w.problem;
   ReferenceTiling r;
   r.qk_dim = p.head_dim + (p.has_q_v ? p.head_dim_v : 0);
+  const bool mma_exact = (p.dtype_qkv == kDTypeBF16 || p.dtype_qkv == kDTypeFP16 || p.dtype_qkv == kDTypeFP8E4M3) &&
+                         p.head_dim_v % device::kMmaCols == 0;
+  if (choice == ReferenceEngineChoice::kTensorCores && !mma_exact) {
+    return make_error(
+        fmt::format("tensor-core references need bf16, fp16 or fp8 inputs and dv a multiple of {} (dv={})",
+                    device::kMmaCols, p.head_dim_v));
+  }
+  const bool mma = choice == ReferenceEngineChoice::kTensorCores ||
+                   (choice == ReferenceEngineChoice::kAuto && kTensorCoreReferencesByDefault && mma_exact);
+  r.engine = mma ? device::kReferenceTensorCores : device::kReferenceFma;
   const int group = p.num_heads_q / p.num_heads_kv;
   r.heads_per_tile = std::min(group, device::kMaxQueries);
   r.rows_per_tile = std::max(1, std::min(device::kMaxQueries / r.heads_per_tile, std::max(1, p.max_seqlen_q)));
+  const int min_chunk = r.engine == device::kReferenceTensorCores ? device::kMmaDepth : 4;
   device::SmemPlan plan{};
   for (;;) {
     r.head_tiles = (group + r.heads_per_tile - 1) / r.heads_per_tile;
-    const int padded = device::padded_queries(r.rows_per_tile * r.heads_per_tile);
-    plan = device::make_smem_plan(padded, r.qk_dim, p.head_dim_v);
-    if (plan.chunk >= 4 && device::pv_tiles_fit(padded, p.head_dim_v)) break;
+    const int padded = device::padded_queries(r.rows_per_tile * r.heads_per_tile, r.engine);
+    plan = device::make_smem_plan(padded, r.qk_dim, p.head_dim_v, r.engine);
+    if (plan.chunk >= min_chunk && device::pv_tiles_fit(padded, p.head_dim_v, r.engine, p.dtype_qkv == kDTypeFP16)) {
+      break;
+    }
     if (r.rows_per_tile > 1) {
       --r.rows_per_tile;
     } else if (r.heads_per_tile > 1) {
@@ -551,7 +564,7 @@ Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layou
 
 Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout& layout,
                                          std::span<const DeviceBuffer> tensors, std::span<const DeviceBuffer> gold,
-                                         std::span<const DeviceBuffer> same_precision) {
+                                         std::span<const DeviceBuffer> same_precision, ReferenceEngineChoice choice) {
   auto planned = workload_of_layout(layout);
   if (!planned) return make_error(context("compute_reference", planned.error().message));
   const AttentionWorkload& w = *planned;
@@ -584,7 +597,7 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
     }
   }
 
-  auto tiling = plan_reference(w, host.properties().multiprocessors);
+  auto tiling = plan_reference(w, host.properties().multiprocessors, choice);
   if (!tiling) return make_error(context("compute_reference", tiling.error().message));
   const ReferenceTiling& r = *tiling;
   const std::uint64_t vectors = static_cast<std::uint64_t>(p.total_q) * static_cast<std::uint64_t>(p.num_heads_q);
@@ -627,6 +640,9 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
   // P is rounded to the precision a kernel feeds its P.V MMA: the input type, bf16 for fp8 inputs.
   params.p_dtype = p.dtype_qkv == kDTypeFP16 ? kDTypeFP16 : kDTypeBF16;
   params.qk_dim = r.qk_dim;
+  const bool mma = r.engine == device::kReferenceTensorCores;
+  const std::string_view output_kernel =
+      !mma ? kOutputKernel : (p.dtype_qkv == kDTypeFP16 ? kOutputMmaF16Kernel : kOutputMmaKernel);
 
   HostLaunch tiled;
   tiled.grid = {static_cast<unsigned>(params.num_tiles), static_cast<unsigned>(p.num_heads_kv * r.head_tiles),
@@ -648,13 +664,17 @@ Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout&
     return Ok{};
   };
   if (params.num_tiles > 0) {
-    if (auto ok = run(kStatsKernel, tiled); !ok) return make_error(context("compute_reference", ok.error().message));
+    if (auto ok = run(mma ? kStatsMmaKernel : kStatsKernel, tiled); !ok) {
+      return make_error(context("compute_reference", ok.error().message));
+    }
   }
   if (auto ok = run(kFinishStatsKernel, stride_launch(vectors)); !ok) {
     return make_error(context("compute_reference", ok.error().message));
   }
   if (params.num_tiles > 0) {
-    if (auto ok = run(kOutputKernel, tiled); !ok) return make_error(context("compute_reference", ok.error().message));
+    if (auto ok = run(output_kernel, tiled); !ok) {
+      return make_error(context("compute_reference", ok.error().message));
+    }
   }
   if (r.splits > 1) {
     if (auto ok = run(kCombineKernel, stride_launch(vectors * static_cast<std::uint64_t>(p.head_dim_v))); !ok) {

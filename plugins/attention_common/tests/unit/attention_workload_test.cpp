@@ -489,8 +489,9 @@ TEST(AttentionStructure, TheLayoutCarriesItsScenario) {
 
 TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   const AttentionWorkload h03 = workload_or_die(case_study(fa3(), "H03"));  // 1 x 32768, 32/8
-  auto prefill = plan_reference(h03, 132);
+  auto prefill = plan_reference(h03, 132, ReferenceEngineChoice::kFma);
   ASSERT_TRUE(prefill.ok()) << prefill.error().message;
+  EXPECT_EQ(prefill->engine, device::kReferenceFma);
   EXPECT_EQ(prefill->heads_per_tile, 4);
   // As many rows as one P.V tile per thread allows: (4 x 8) query vectors x 128 channels / (4 x 4) = 256 threads.
   EXPECT_EQ(prefill->rows_per_tile, 8);
@@ -502,7 +503,7 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   EXPECT_EQ(prefill->tiles.size(), 2u * 32768 / 8);
 
   const AttentionWorkload h15 = workload_or_die(case_study(fa3(), "H15"));  // 4 x (1, 131072), 64/8
-  auto decode = plan_reference(h15, 132);
+  auto decode = plan_reference(h15, 132, ReferenceEngineChoice::kFma);
   ASSERT_TRUE(decode.ok()) << decode.error().message;
   EXPECT_EQ(decode->rows_per_tile, 1);
   EXPECT_EQ(decode->heads_per_tile, 8);
@@ -510,11 +511,63 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   EXPECT_EQ(decode->splits, 17);  // 32 tiles x kv heads; 4 x 132 CTAs wanted
 
   const AttentionWorkload h25 = workload_or_die(case_study(fa3(), "H25"));  // MLA: q.k 576 wide, dv 512
-  auto mla = plan_reference(h25, 132);
+  auto mla = plan_reference(h25, 132, ReferenceEngineChoice::kFma);
   ASSERT_TRUE(mla.ok()) << mla.error().message;
   EXPECT_EQ(mla->qk_dim, 64 + 512);
   EXPECT_EQ(mla->heads_per_tile * mla->head_tiles, 16);
   EXPECT_GE(mla->chunk, 4);
+}
+
+TEST(AttentionReferenceTiling, TensorCoresTakeWholeMmaTilesWhereTheyAreExact) {
+  const AttentionWorkload h03 = workload_or_die(case_study(fa3(), "H03"));  // bf16 d128, 32/8
+  auto prefill = plan_reference(h03, 132, ReferenceEngineChoice::kTensorCores);
+  ASSERT_TRUE(prefill.ok()) << prefill.error().message;
+  EXPECT_EQ(prefill->engine, device::kReferenceTensorCores);
+  // 64 query vectors (16 rows x 4 heads): 4 MMA row tiles x 16 channel tiles = 8 tiles for each of the 8 warps.
+  EXPECT_EQ(prefill->heads_per_tile, 4);
+  EXPECT_EQ(prefill->rows_per_tile, 16);
+  EXPECT_EQ((prefill->rows_per_tile * prefill->heads_per_tile / device::kMmaRows) * (128 / device::kMmaCols),
+            device::kReferenceWarps * device::kMaxPvMmaTiles);
+  // The score tiles' registers bound the chunk: 4 row tiles x 8 key tiles = 4 per warp.
+  EXPECT_EQ(prefill->chunk, 64);
+  EXPECT_EQ(prefill->chunk % device::kMmaDepth, 0);
+  EXPECT_EQ(prefill->tiles.size(), 2u * 32768 / 16);
+
+  // Padding to whole MMA tiles: a decode row of 8 heads is one 16-row tile.
+  const AttentionWorkload h15 = workload_or_die(case_study(fa3(), "H15"));
+  auto decode = plan_reference(h15, 132, ReferenceEngineChoice::kTensorCores);
+  ASSERT_TRUE(decode.ok()) << decode.error().message;
+  EXPECT_EQ(decode->engine, device::kReferenceTensorCores);
+  EXPECT_EQ(decode->heads_per_tile, 8);
+  EXPECT_EQ(device::padded_queries(decode->rows_per_tile * decode->heads_per_tile, decode->engine), 16);
+
+  // MLA (q.k 576 wide, dv 512) fits with 16 query vectors; the plan's Q and K rows are zero-padded to 16 channels.
+  const AttentionWorkload h25 = workload_or_die(case_study(fa3(), "H25"));
+  auto mla = plan_reference(h25, 132, ReferenceEngineChoice::kTensorCores);
+  ASSERT_TRUE(mla.ok()) << mla.error().message;
+  EXPECT_EQ(mla->engine, device::kReferenceTensorCores);
+  EXPECT_GE(mla->chunk, device::kMmaDepth);
+  EXPECT_LE(mla->smem_bytes, static_cast<unsigned>(device::kSmemFloats) * 4u);
+
+  // Channels padded to whole MMA steps on tensor cores only.
+  EXPECT_EQ(device::make_smem_plan(16, 40, 40, device::kReferenceTensorCores).qk_width, 48);
+  EXPECT_EQ(device::make_smem_plan(16, 40, 40, device::kReferenceFma).qk_width, 40);
+}
+
+TEST(AttentionReferenceTiling, TensorCorePitchesKeepAWarpsAccessesOnDistinctBanks) {
+  for (int width : {40, 64, 96, 128, 192, 256, 576}) {
+    for (int queries : {16, 32, 64}) {
+      const device::SmemPlan plan = device::make_smem_plan(queries, width, width, device::kReferenceTensorCores);
+      if (plan.chunk == 0) continue;
+      EXPECT_EQ(plan.q_pitch % 32, 16) << width;  // a quarter-warp's 16-byte loads: two rows
+      EXPECT_EQ(plan.kv_pitch % 32, 16) << width;
+      EXPECT_EQ(plan.p_pitch % 32, 8) << width;  // a half-warp's 8-byte accesses: four rows
+      EXPECT_EQ(plan.v_pitch % 8, 4) << width;   // a warp's 4-byte loads: 8 channels of keys 2q, 2q + 1
+      EXPECT_GE(plan.q_pitch, plan.qk_width);
+      EXPECT_GE(plan.p_pitch, plan.chunk);
+      EXPECT_LE(plan.floats, device::kSmemFloats) << width << " " << queries;
+    }
+  }
 }
 
 // ---- fill_inputs and compute_reference through a recording DeviceHost -----------------------------------------------
@@ -640,8 +693,13 @@ TEST(AttentionReference, LaunchesStatsFinishAndOutputWithTheInputsOfTheProblem) 
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   std::vector<std::string> kernels;
   for (const auto& l : host.launches) kernels.push_back(l.kernel);
-  EXPECT_EQ(kernels, (std::vector<std::string>{"attention_reference_stats", "attention_reference_finish_stats",
-                                               "attention_reference_output"}));
+  // What evaluations launch (kAuto): the tensor-core kernels once they are the default, the FMA ones until then.
+  EXPECT_EQ(kernels,
+            kTensorCoreReferencesByDefault
+                ? (std::vector<std::string>{"attention_reference_stats_mma", "attention_reference_finish_stats",
+                                            "attention_reference_output_mma"})
+                : (std::vector<std::string>{"attention_reference_stats", "attention_reference_finish_stats",
+                                            "attention_reference_output"}));
   const auto p = params_of<device::ReferenceParams>(host.launches[0]);
   EXPECT_EQ(address_of(p.problem.q), buffers[kTensorQ].address);
   EXPECT_EQ(address_of(p.problem.block_table), buffers[8].address);
@@ -667,6 +725,39 @@ TEST(AttentionReference, LaunchesStatsFinishAndOutputWithTheInputsOfTheProblem) 
   const auto refused = compute_attention_reference(host, layout, buffers, one, one);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("expected"), std::string::npos);
+}
+
+TEST(AttentionReference, EachEngineAndOperandTypeLaunchesItsOwnKernels) {
+  const auto kernels_of = [](const AttentionConfig& c, ReferenceEngineChoice choice) {
+    const WorkloadLayout layout = layout_or_die(c);
+    const auto buffers = buffers_for(layout);
+    RecordingHost host;
+    const std::vector<DeviceBuffer> gold = {{0x500000000000ull, layout.tensors[kTensorO].elements * 4}};
+    const std::vector<DeviceBuffer> same = {{0x510000000000ull, layout.tensors[kTensorO].elements * 4}};
+    EXPECT_TRUE(compute_attention_reference(host, layout, buffers, gold, same, choice).ok());
+    std::vector<std::string> names;
+    for (const auto& l : host.launches) names.push_back(l.kernel);
+    return names;
+  };
+  const AttentionConfig h04 = case_study(fa3(), "H04");  // fp16
+  EXPECT_EQ(kernels_of(h04, ReferenceEngineChoice::kTensorCores),
+            (std::vector<std::string>{"attention_reference_stats_mma", "attention_reference_finish_stats",
+                                      "attention_reference_output_mma_f16"}));
+  EXPECT_EQ(kernels_of(h04, ReferenceEngineChoice::kFma),
+            (std::vector<std::string>{"attention_reference_stats", "attention_reference_finish_stats",
+                                      "attention_reference_output"}));
+  const AttentionConfig h12 = case_study(fa3(), "H12");  // fp8: bf16 operands hold e4m3 exactly
+  EXPECT_EQ(kernels_of(h12, ReferenceEngineChoice::kTensorCores).back(), "attention_reference_output_mma");
+}
+
+TEST(AttentionReferenceTiling, TensorCoresAskedForWhereTheyCannotRunIsAnErrorNotAFallback) {
+  AttentionConfig c = case_study(fa3(), "H01");
+  AttentionWorkload w = workload_or_die(c);
+  w.problem.dtype_qkv = kDTypeFP32;  // no scenario has fp32 inputs; the rule must still hold
+  EXPECT_EQ(plan_reference(w, 132)->engine, device::kReferenceFma);
+  const auto refused = plan_reference(w, 132, ReferenceEngineChoice::kTensorCores);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("tensor-core references need"), std::string::npos);
 }
 
 TEST(AttentionReference, FewLongSequencesSplitTheKeysAndCombine) {

@@ -109,16 +109,30 @@ inline constexpr std::string_view kProblemHeaderName = "kseek/attention/problem.
 
 // Kernels of the device library.
 inline constexpr std::string_view kFillKernel = "attention_fill";
-inline constexpr std::string_view kStatsKernel = "attention_reference_stats";
+inline constexpr std::string_view kStatsKernel = "attention_reference_stats";         // FMA engine
+inline constexpr std::string_view kStatsMmaKernel = "attention_reference_stats_mma";  // tensor cores
 inline constexpr std::string_view kFinishStatsKernel = "attention_reference_finish_stats";
 inline constexpr std::string_view kOutputKernel = "attention_reference_output";
+inline constexpr std::string_view kOutputMmaKernel = "attention_reference_output_mma";  // bf16 operands (bf16, fp8)
+inline constexpr std::string_view kOutputMmaF16Kernel = "attention_reference_output_mma_f16";  // fp16 operands
 inline constexpr std::string_view kCombineKernel = "attention_reference_combine";
 
 // The main source first, then the headers it includes (what Plugin::device_library returns); empty when missing.
 std::vector<SourceFile> attention_device_library(const std::vector<SourceFile>& embedded);
 
+// Which engine the references use (attention_device_params.h, ReferenceEngine). kAuto, what evaluations use, takes
+// tensor cores wherever they compute the references exactly (16-bit or fp8 inputs, dv a multiple of 8) and FMAs
+// elsewhere, once kTensorCoreReferencesByDefault says so; the others force one, for tests and measurements
+// (kTensorCores is an error where it cannot run).
+enum class ReferenceEngineChoice { kAuto, kFma, kTensorCores };
+// Whether kAuto takes tensor cores at all. Not yet: the engine was built and compile-checked on 2026-12-04 in a session
+// that was lent no GPU, and it becomes the default only once its GPU tests (both engines against fp64; both at
+// evaluation sizes, timed) have passed on one (docs/benchmarks.md, "References on tensor cores").
+inline constexpr bool kTensorCoreReferencesByDefault = false;
+
 // How the references cut the problem into CTAs (see attention_device.cu).
 struct ReferenceTiling {
+  int engine = 0;  // device::ReferenceEngine
   int rows_per_tile = 1;
   int heads_per_tile = 1;
   int head_tiles = 1;
@@ -128,12 +142,14 @@ struct ReferenceTiling {
   unsigned smem_bytes = 0;
   std::vector<std::int32_t> tiles;  // (sequence, first row) pairs, flattened
 };
-Result<ReferenceTiling> plan_reference(const AttentionWorkload& workload, int multiprocessors);
+Result<ReferenceTiling> plan_reference(const AttentionWorkload& workload, int multiprocessors,
+                                       ReferenceEngineChoice choice = ReferenceEngineChoice::kAuto);
 
 Result<void> fill_attention_inputs(DeviceHost& host, const WorkloadLayout& layout,
                                    std::span<const DeviceBuffer> tensors, std::uint64_t seed);
 Result<void> compute_attention_reference(DeviceHost& host, const WorkloadLayout& layout,
                                          std::span<const DeviceBuffer> tensors, std::span<const DeviceBuffer> gold,
-                                         std::span<const DeviceBuffer> same_precision);
+                                         std::span<const DeviceBuffer> same_precision,
+                                         ReferenceEngineChoice choice = ReferenceEngineChoice::kAuto);
 
 }  // namespace kseek::attention
