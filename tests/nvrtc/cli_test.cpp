@@ -1,8 +1,11 @@
 // The `kseek` command line end to end: JSON on every reporting command, statuses, exit codes, clear errors.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -147,6 +150,38 @@ TEST(Cli, EvalWithoutAGpuBuildsChecksAndSaysSo) {
   EXPECT_EQ(j.at("status"), "NEEDS_GPU");
   EXPECT_NE(j.value("message", "").find("needs a GPU"), std::string::npos) << j.dump(2);
   for (const auto& b : j.at("builds")) EXPECT_EQ(b.at("status"), "OK") << b.dump();
+}
+
+// With an empty build cache the seed builds in a child beside the candidate, and the record says so; run again, both
+// are cache hits and nothing is built beside anything.
+TEST(Cli, EvalBuildsTheSeedBesideTheCandidateAndRecordsIt) {
+  const std::string folder = std::string(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") +
+                             "/kseek-cli-beside-" + std::to_string(::getpid()) + "-cache";
+  std::filesystem::remove_all(folder);
+  const std::string args = "eval " + fs_root() +
+                           "/tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set small "
+                           "--json --correctness-only";
+  const auto find_seed = [](const nlohmann::json& j) {
+    for (const auto& b : j.at("builds")) {
+      if (b.at("role") == "seed") return b;
+    }
+    ADD_FAILURE() << "no seed build in " << j.dump(2);
+    return nlohmann::json::object();
+  };
+  // Four build threads whatever the host has: on 2 cores kseek would not build two at once (kMinBuildThreadsBeside).
+  const auto evaluate = [&] {
+    return parse(kseek::testing::run_command("KSEEK_BUILD_THREADS=4 KSEEK_CACHE_DIR='" + folder + "' '" +
+                                             std::string(KSEEK_EXE) + "' " + args + " 2>/dev/null"));
+  };
+  const nlohmann::json seed = find_seed(evaluate());
+  EXPECT_EQ(seed.value("status", ""), "OK") << seed.dump();
+  EXPECT_EQ(seed.value("built_beside_the_candidate", false), true) << seed.dump();
+  EXPECT_EQ(seed.value("cache_hit", true), false) << seed.dump();
+  EXPECT_GT(seed.value("build_seconds", 0.0), 0.0) << seed.dump();
+  const nlohmann::json again = find_seed(evaluate());
+  EXPECT_FALSE(again.contains("built_beside_the_candidate")) << again.dump();
+  EXPECT_EQ(again.value("cache_hit", false), true) << again.dump();
+  std::filesystem::remove_all(folder);
 }
 
 TEST(Cli, ShippedQuestionPacksLintCleanAndAreListed) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -78,6 +79,11 @@ CompileOutput BuildService::compile(const CompileRequest& request) {
     }
   }
   return out;
+}
+
+bool BuildService::cached(const CompileRequest& request) const {
+  std::error_code ec;
+  return cache_ && std::filesystem::exists(cache_->entry_path(build_cache_key(request)), ec);
 }
 
 CandidateBuild BuildService::build_and_check(const CompileRequest& request, const Constraints& constraints) {

@@ -42,6 +42,10 @@ class BuildService {
   CompileOutput compile(const CompileRequest& request);
   CandidateBuild build_and_check(const CompileRequest& request, const Constraints& constraints);
 
+  bool has_cache() const { return cache_.has_value(); }
+  // Whether the cache holds an entry for `request` (not whether that entry will load: compile() checks it).
+  bool cached(const CompileRequest& request) const;
+
   // Notes about the cache (e.g. a corrupt entry that was discarded), for the verbose log.
   const std::vector<std::string>& notes() const { return notes_; }
 
