@@ -64,6 +64,11 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const CompileReques
     ::close(fds[0]);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(2);  // the parent ended before the line above took effect
+    // Nothing of the child may reach the parent's stdin or stdout: under `kseek mcp` they carry JSON-RPC.
+    if (const int null = ::open("/dev/null", O_RDWR); null >= 0) {
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+    }
     const auto started = std::chrono::steady_clock::now();
     bool ok = false;
     try {
