@@ -3,6 +3,7 @@
 // toolkit header (kseek's NVRTC offers none), and never trade what the references compute for speed: the tiling may
 // change summation orders (stated where it does), never which values are summed or how they are rounded.
 #include <kseek/attention/problem.h>
+#include <kseek/device/convert.h>
 #include <kseek/device/ptx.h>
 
 #include "attention_device_params.h"
@@ -777,17 +778,15 @@ __device__ __forceinline__ void chunk_pv(const Smem& s, int v_column, int keys4,
 //   conversion (cvt.rn, as round_to) against V in its input type.
 // =====================================================================================================================
 
-// Two fp32 values into one register of two 16-bit values: `low` to the low half (PTX ISA cvt.rn.{bf16x2,f16x2}.f32
-// puts its first source in the upper half). Exact for values the type holds.
+// Two fp32 values into one register of two 16-bit values, `low` in the lower half (kseek/device/convert.h); exact for
+// values the type holds.
 template <bool kF16>
 __device__ __forceinline__ u32 pack2(float low, float high) {
-  u32 packed;
   if constexpr (kF16) {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+    return kseek::device::pack_fp16x2(low, high);
   } else {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+    return kseek::device::pack_bf16x2(low, high);
   }
-  return packed;
 }
 
 __device__ __forceinline__ float2 unpack_bf16x2(u32 packed) {
