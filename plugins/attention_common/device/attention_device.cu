@@ -480,7 +480,7 @@ __device__ Smem carve_smem(const ReferenceParams& rp, const TileWork& w) {
   s.q = base + s.plan.q_offset;
   s.kv = base + s.plan.kv_offset;
   s.p = base + s.plan.p_offset;
-  s.p_low = base + s.plan.p_low_offset;
+  s.p_low = kEngine == kReferenceTensorCores ? nullptr : base + s.plan.p_low_offset;  // MMAs round P themselves
   s.offsets = reinterpret_cast<i64*>(base + s.plan.offsets_offset);
   s.stats = base + s.plan.stats_offset;
   s.range = reinterpret_cast<i64*>(base + s.plan.range_offset);
@@ -764,8 +764,10 @@ __device__ __forceinline__ void chunk_pv(const Smem& s, int v_column, int keys4,
 // Reference tiles on tensor cores (kReferenceTensorCores). PTX ISA mma.sync.aligned.m16n8k16 with fp32 accumulators
 // ("Matrix Fragments for mma.m16n8k16": lane = 4 * group + quad; A rows group and group + 8, B column group; a
 // fragment's two k positions 2 * quad, 2 * quad + 1 and 2 * quad + 8, 2 * quad + 9). Exactness: an MMA multiplies
-// exactly (8- or 11-bit significands, products within fp32's 24 bits) and adds in fp32, so a score is the same sum
-// the FMA engine forms, in another order. The k positions of a fragment are mapped to the summation index
+// exactly (8- or 11-bit significands, products within fp32's 24 bits) and adds in fp32, which may truncate rather
+// than round: a score is the FMA engine's sum in another order, with at most one truncation per 16-channel step in
+// place of a rounding (qk_width / 16 of them, 4 for d64 and 36 for MLA's 576: inside the fp32 bound the GPU test holds
+// both engines to). The k positions of a fragment are mapped to the summation index
 // (channel or key) as position 2q, 2q+1, 2q+8, 2q+9 -> index 4q .. 4q+3 for A and B alike: a thread reads its four
 // values with one 16-byte load, and a sum does not depend on the order of its terms.
 //   Scores: warp w owns row tile w / (8 / mt) of the CTA's mt = padded / 16 and every (8 / mt)-th key tile of the
@@ -1241,7 +1243,7 @@ __device__ __forceinline__ void reference_output(const ReferenceParams& rp) {
     __syncthreads();  // every dot product of the chunk is written (and done with the K rows) before rows read them
     for (int q = static_cast<int>(threadIdx.x) / 32; q < w.padded_queries; q += dev::kWarps) {
       float* row = s.p + q * s.plan.p_pitch;
-      float* row_low = s.p_low + q * s.plan.p_pitch;
+      float* row_low = kMma ? nullptr : s.p_low + q * s.plan.p_pitch;
       int begin, end;
       dev::chunk_columns(s, q, first, count, begin, end);
       const float m = s.stats[4 * q];

@@ -417,6 +417,35 @@ std::vector<SourceFile> attention_device_library(const std::vector<SourceFile>& 
   return library;
 }
 
+namespace {
+
+// The most query vectors per CTA (rows of one sequence x heads of one kv head) whose tiles fit `engine`'s shared
+// memory and registers: r's rows, heads, head tiles and engine, and the plan; false when not even one fits.
+bool fit_tiles(const AttentionProblem& p, device::ReferenceEngine engine, ReferenceTiling& r, device::SmemPlan& plan) {
+  const int group = p.num_heads_q / p.num_heads_kv;
+  r.engine = engine;
+  r.heads_per_tile = std::min(group, device::kMaxQueries);
+  r.rows_per_tile = std::max(1, std::min(device::kMaxQueries / r.heads_per_tile, std::max(1, p.max_seqlen_q)));
+  const int min_chunk = engine == device::kReferenceTensorCores ? device::kMmaDepth : 4;
+  for (;;) {
+    r.head_tiles = (group + r.heads_per_tile - 1) / r.heads_per_tile;
+    const int padded = device::padded_queries(r.rows_per_tile * r.heads_per_tile, engine);
+    plan = device::make_smem_plan(padded, r.qk_dim, p.head_dim_v, engine);
+    if (plan.chunk >= min_chunk && device::pv_tiles_fit(padded, p.head_dim_v, engine, p.dtype_qkv == kDTypeFP16)) {
+      return true;
+    }
+    if (r.rows_per_tile > 1) {
+      --r.rows_per_tile;
+    } else if (r.heads_per_tile > 1) {
+      --r.heads_per_tile;
+    } else {
+      return false;
+    }
+  }
+}
+
+}  // namespace
+
 Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiprocessors, ReferenceEngineChoice choice) {
   const AttentionProblem& p = w.problem;
   ReferenceTiling r;
@@ -428,28 +457,24 @@ Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiproc
         fmt::format("tensor-core references need bf16, fp16 or fp8 inputs and dv a multiple of {} (dv={})",
                     device::kMmaCols, p.head_dim_v));
   }
-  const bool mma = choice == ReferenceEngineChoice::kTensorCores ||
-                   (choice == ReferenceEngineChoice::kAuto && kTensorCoreReferencesByDefault && mma_exact);
-  r.engine = mma ? device::kReferenceTensorCores : device::kReferenceFma;
-  const int group = p.num_heads_q / p.num_heads_kv;
-  r.heads_per_tile = std::min(group, device::kMaxQueries);
-  r.rows_per_tile = std::max(1, std::min(device::kMaxQueries / r.heads_per_tile, std::max(1, p.max_seqlen_q)));
-  const int min_chunk = r.engine == device::kReferenceTensorCores ? device::kMmaDepth : 4;
+  // Tensor cores where asked, or by default where exact and a tiling fits their registers (fp16 MLA, dv 512, does
+  // not: its P.V tiles need twice the fp16 budget); FMAs otherwise.
+  const bool try_mma = choice == ReferenceEngineChoice::kTensorCores ||
+                       (choice == ReferenceEngineChoice::kAuto && kTensorCoreReferencesByDefault && mma_exact);
   device::SmemPlan plan{};
-  for (;;) {
-    r.head_tiles = (group + r.heads_per_tile - 1) / r.heads_per_tile;
-    const int padded = device::padded_queries(r.rows_per_tile * r.heads_per_tile, r.engine);
-    plan = device::make_smem_plan(padded, r.qk_dim, p.head_dim_v, r.engine);
-    if (plan.chunk >= min_chunk && device::pv_tiles_fit(padded, p.head_dim_v, r.engine, p.dtype_qkv == kDTypeFP16)) {
-      break;
+  if (!try_mma || !fit_tiles(p, device::kReferenceTensorCores, r, plan)) {
+    if (choice == ReferenceEngineChoice::kTensorCores) {
+      return make_error(
+          fmt::format("no tensor-core reference tiling fits d={} dv={} (q.k width {}): {} KiB of "
+                      "shared memory and {} P.V tiles of registers per warp",
+                      p.head_dim, p.head_dim_v, r.qk_dim, device::kSmemFloats * 4 / 1024,
+                      device::max_pv_mma_tiles(p.dtype_qkv == kDTypeFP16)));
     }
-    if (r.rows_per_tile > 1) {
-      --r.rows_per_tile;
-    } else if (r.heads_per_tile > 1) {
-      --r.heads_per_tile;
-    } else {
-      return make_error(fmt::format("no reference tiling fits d={} dv={} (q.k width {}) in {} KiB of shared memory",
-                                    p.head_dim, p.head_dim_v, r.qk_dim, device::kSmemFloats * 4 / 1024));
+    if (!fit_tiles(p, device::kReferenceFma, r, plan)) {
+      return make_error(
+          fmt::format("no reference tiling fits d={} dv={} (q.k width {}) in {} KiB of shared memory "
+                      "and one P.V tile per thread",
+                      p.head_dim, p.head_dim_v, r.qk_dim, device::kSmemFloats * 4 / 1024));
     }
   }
   r.chunk = plan.chunk;

@@ -750,6 +750,28 @@ TEST(AttentionReference, EachEngineAndOperandTypeLaunchesItsOwnKernels) {
   EXPECT_EQ(kernels_of(h12, ReferenceEngineChoice::kTensorCores).back(), "attention_reference_output_mma");
 }
 
+TEST(AttentionReferenceTiling, Fp16MlaDoesNotFitTensorCoreRegistersAndKeepsItsFmaTiling) {
+  AttentionConfig c = case_study(fa3(), "H25");  // MLA decode: q.k 576 wide, dv 512
+  AttentionWorkload w = workload_or_die(c);
+  w.problem.dtype_qkv = kDTypeFP16;  // fp16 operands: half the P.V tiles per warp, and 64 channel tiles need 8 each
+  const auto forced = plan_reference(w, 132, ReferenceEngineChoice::kTensorCores);
+  ASSERT_FALSE(forced.ok());
+  EXPECT_NE(forced.error().message.find("P.V tiles of registers"), std::string::npos) << forced.error().message;
+  const auto chosen = plan_reference(w, 132);
+  ASSERT_TRUE(chosen.ok()) << chosen.error().message;
+  EXPECT_EQ(chosen->engine, device::kReferenceFma);
+  EXPECT_GE(chosen->chunk, 4);
+}
+
+TEST(AttentionReferenceTiling, DvNotAMultipleOfEightStaysOnFmas) {
+  AttentionWorkload w = workload_or_die(case_study(fa3(), "H01"));
+  w.problem.head_dim_v = 44;  // no scenario has one; the MMA's 8-channel tiles would not cover it
+  const auto forced = plan_reference(w, 132, ReferenceEngineChoice::kTensorCores);
+  ASSERT_FALSE(forced.ok());
+  EXPECT_NE(forced.error().message.find("multiple of 8"), std::string::npos) << forced.error().message;
+  EXPECT_EQ(plan_reference(w, 132)->engine, device::kReferenceFma);
+}
+
 TEST(AttentionReferenceTiling, TensorCoresAskedForWhereTheyCannotRunIsAnErrorNotAFallback) {
   AttentionConfig c = case_study(fa3(), "H01");
   AttentionWorkload w = workload_or_die(c);

@@ -132,7 +132,7 @@ inline constexpr bool kTensorCoreReferencesByDefault = false;
 
 // How the references cut the problem into CTAs (see attention_device.cu).
 struct ReferenceTiling {
-  int engine = 0;  // device::ReferenceEngine
+  int engine = 0;  // device::ReferenceEngine (attention_device_params.h stays private to the plugins' code)
   int rows_per_tile = 1;
   int heads_per_tile = 1;
   int head_tiles = 1;
