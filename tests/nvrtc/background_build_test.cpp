@@ -1,12 +1,17 @@
 // BackgroundBuild for real (NVRTC, no GPU): a child builds into the cache while the test goes on, and the build that
-// follows reads it; every case where it must not fork (no cache, already cached, other threads) starts nothing and
-// says why; a build that fails in the child leaves the caller to build and see the failure itself.
+// follows reads it; every case where it must not fork (no cache, already cached, too few build threads, other
+// threads) starts nothing and says why; a build that fails in the child leaves the caller to build and see the failure
+// itself. Each test runs in its own process under ctest: the first needs the process to have one thread. It must
+// never leave a child behind: every started build is waited for, by wait() or the destructor.
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -25,6 +30,7 @@ class BackgroundBuildTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // The development host and CI have 2 cores, below kMinBuildThreadsBeside: these tests are about the mechanism.
+    if (const char* threads = std::getenv("KSEEK_BUILD_THREADS")) saved_threads_ = threads;
     ::setenv("KSEEK_BUILD_THREADS", "4", 1);
     auto loaded = registry_.load_file(fs::path(KSEEK_FIXTURE_GOOD_DIR) / "kseek_fixture_plugin.so");
     ASSERT_TRUE(loaded) << loaded.error().message;
@@ -34,7 +40,11 @@ class BackgroundBuildTest : public ::testing::Test {
     fs::remove_all(cache_dir_);
   }
   void TearDown() override {
-    ::unsetenv("KSEEK_BUILD_THREADS");
+    if (saved_threads_) {
+      ::setenv("KSEEK_BUILD_THREADS", saved_threads_->c_str(), 1);
+    } else {
+      ::unsetenv("KSEEK_BUILD_THREADS");
+    }
     fs::remove_all(cache_dir_);
   }
 
@@ -47,6 +57,7 @@ class BackgroundBuildTest : public ::testing::Test {
   PluginRegistry registry_;
   Plugin* plugin_ = nullptr;
   fs::path cache_dir_;
+  std::optional<std::string> saved_threads_;  // the environment's own value, put back after the test
 };
 
 TEST_F(BackgroundBuildTest, AChildBuildsIntoTheCacheAndTheNextCompileReadsIt) {

@@ -184,6 +184,29 @@ TEST(Cli, EvalBuildsTheSeedBesideTheCandidateAndRecordsIt) {
   std::filesystem::remove_all(folder);
 }
 
+// An A/A run (no candidate file: the seed against itself) builds once; nothing is built beside anything, and the
+// seed's entry is the cache hit that the candidate's build left.
+TEST(Cli, EvalOfTheSeedAgainstItselfBuildsItOnce) {
+  const std::string folder = std::string(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") +
+                             "/kseek-cli-aa-" + std::to_string(::getpid()) + "-cache";
+  std::filesystem::remove_all(folder);
+  const auto run =
+      kseek::testing::run_command("KSEEK_BUILD_THREADS=4 KSEEK_CACHE_DIR='" + folder + "' '" + std::string(KSEEK_EXE) +
+                                  "' eval --plugin example.softmax --set small --json --correctness-only "
+                                  "2>/dev/null");
+  const auto j = parse(run);
+  int seeds = 0;
+  for (const auto& b : j.at("builds")) {
+    if (b.at("role") != "seed") continue;
+    ++seeds;
+    EXPECT_FALSE(b.contains("built_beside_the_candidate")) << b.dump();
+    EXPECT_FALSE(b.contains("not_built_beside_the_candidate")) << b.dump();
+    EXPECT_EQ(b.value("cache_hit", false), true) << b.dump();
+  }
+  EXPECT_EQ(seeds, 1) << j.dump(2);
+  std::filesystem::remove_all(folder);
+}
+
 TEST(Cli, ShippedQuestionPacksLintCleanAndAreListed) {
   const std::string root = fs_root();
   for (const char* pack : {"questionbank/core.json", "questionbank/another-implementation.json",

@@ -1,5 +1,7 @@
-// `kseek eval`'s progress for people: the live line's text (k/N, phase, elapsed, estimate, width), and what each
-// mode writes. It must never depend on timing: the ticker may add redraws, so only content is checked.
+// `kseek eval`'s progress for people: the live line's text (k/N, phase, elapsed, estimate, width), what each mode
+// writes, and when the live line's ticker thread starts. It must never depend on timing: the ticker may add redraws,
+// so only content is checked.
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -101,6 +103,25 @@ TEST(EvalProgress, LiveModeRedrawsOneLineAndKeepsFailures) {
   const std::string clear = "\r\x1b[K";
   ASSERT_GE(text.size(), clear.size());
   EXPECT_EQ(text.substr(text.size() - clear.size()), clear);  // finish leaves a clean line for the table
+}
+
+// The build stage runs before any scenario finishes, and may fork only while kseek runs one thread
+// (background_build.hpp): the live line adds its ticker thread with the first finished scenario, not before.
+TEST(EvalProgress, LiveModeAddsNoThreadUntilAScenarioFinishes) {
+  const auto threads = [] {
+    std::size_t n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) n += entry.exists() ? 1 : 0;
+    return n;
+  };
+  const std::size_t before = threads();
+  std::ostringstream out;
+  EvalProgress progress(out, ProgressMode::kLive, 2, 100);
+  EXPECT_EQ(threads(), before) << "the live line started a thread during the build stage";
+  progress.scenario_finished(finished("S01", "PASSED", 1.0, 1.0));
+  EXPECT_EQ(threads(), before + 1) << "the ticker starts with the first finished scenario";
+  progress.finish();
+  EXPECT_EQ(threads(), before);
+  EXPECT_EQ(out.str().rfind("\r[0/2] building", 0), 0u) << out.str();
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // fork, then the build service's own compile in the child (which forks its capped compiler processes as any build
-// does), its time written to a pipe; the parent reads eight bytes and reaps. The child is killed with its parent.
+// does), at the lowest priority, its time written to a pipe; the parent reads eight bytes and reaps. The child is
+// killed with its parent. It must never run anything in the child but the compile and _exit.
 #include "kseek/core/build/background_build.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +54,21 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const CompileReques
     background.why_not_ = std::string("pipe: ") + std::strerror(errno);
     return background;
   }
+  // Above the standard descriptors: a parent started with 0 or 1 closed would otherwise get them back here, and the
+  // child's /dev/null below would overwrite its end of the pipe.
+  for (int& fd : fds) {
+    if (fd > 2) continue;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    ::close(fd);
+    fd = moved;
+  }
+  if (fds[0] < 0 || fds[1] < 0) {
+    for (const int fd : fds) {
+      if (fd >= 0) ::close(fd);
+    }
+    background.why_not_ = std::string("fcntl: ") + std::strerror(errno);
+    return background;
+  }
   const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
@@ -65,20 +82,25 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const CompileReques
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(2);  // the parent ended before the line above took effect
     // Nothing of the child may reach the parent's stdin or stdout: under `kseek mcp` they carry JSON-RPC.
-    if (const int null = ::open("/dev/null", O_RDWR); null >= 0) {
+    if (const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
       ::dup2(null, 0);
       ::dup2(null, 1);
+      if (null > 2) ::close(null);
     }
+    // The lowest priority, for this child and the compilers it starts: the seed fills the cores the candidate's build
+    // leaves idle and never slows it towards its own time limit.
+    (void)::setpriority(PRIO_PROCESS, 0, 19);
     const auto started = std::chrono::steady_clock::now();
-    bool ok = false;
+    bool built = false;
     try {
-      ok = builds.compile(request).status == Status::kOk;
+      const CompileOutput out = builds.compile(request);
+      built = out.status == Status::kOk && !out.cache_hit;  // not a build when another process cached it meanwhile
     } catch (...) {
-      ok = false;
+      built = false;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (ok) (void)!::write(fds[1], &seconds, sizeof(seconds));
-    _exit(ok ? 0 : 1);  // never the parent's exit handlers or buffered output
+    if (built) (void)!::write(fds[1], &seconds, sizeof(seconds));
+    _exit(built ? 0 : 1);  // never the parent's exit handlers or buffered output
   }
   ::close(fds[1]);
   background.pid_ = child;
@@ -112,7 +134,7 @@ std::optional<double> BackgroundBuild::wait() {
   pid_ = -1;
   fd_ = -1;
   const bool built = got == sizeof(seconds) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (!built) why_not_ = "the child did not build";
+  if (!built) why_not_ = "the child did not build (it failed, or found the entry another process had just cached)";
   return built ? std::optional<double>(seconds) : std::nullopt;
 }
 

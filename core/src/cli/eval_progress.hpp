@@ -44,7 +44,9 @@ std::string format_scenario_line(const ScenarioOutcome& scenario);
 
 class EvalProgress {
  public:
-  // In kLive mode a ticker thread redraws the line once a second so that "elapsed" moves between scenarios.
+  // In kLive mode a ticker thread redraws the line once a second so that "elapsed" moves between scenarios. It starts
+  // with the first finished scenario, not here: the builds before it may fork (an uncached seed builds in a child
+  // beside the candidate), which kseek does only while it runs one thread.
   EvalProgress(std::ostream& out, ProgressMode mode, std::size_t total, std::size_t width = 0);
   ~EvalProgress();
   EvalProgress(const EvalProgress&) = delete;
@@ -56,6 +58,7 @@ class EvalProgress {
 
  private:
   void redraw_locked();
+  void start_ticker_locked();
   ProgressSnapshot snapshot_locked() const;
 
   std::ostream& out_;

@@ -217,6 +217,8 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
       stage.list.back().build_seconds = *seed_seconds;
       stage.list.back().cache_hit = false;
       stage.list.back().unmodelled["built_beside_the_candidate"] = true;
+    } else if (seed_beside && !seed_build.compile.cache_hit) {
+      stage.list.back().unmodelled["not_built_beside_the_candidate"] = seed_beside->why_not();  // built after it: why
     }
     const CompileOutput library = build_plugin_library(plugin, arch, builds);
     if (!plugin.device_library().empty()) {

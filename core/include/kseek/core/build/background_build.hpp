@@ -1,7 +1,8 @@
 // A build that runs in a child process while this process goes on, and hands its result back through the build
 // cache: an evaluation builds its seed beside its candidate instead of after it. Nothing crosses back but whether the
 // child built and how long it took; the caller then compiles the same request itself, which reads the cache (or, where
-// the child failed, builds again and so gets the failure's own log).
+// the child failed, builds again and so gets the failure's own log). It must never fork a process with other threads,
+// nor let the child write to the parent's stdin or stdout.
 #pragma once
 
 #include <sys/types.h>
@@ -35,8 +36,10 @@ class BackgroundBuild {
   bool started() const { return pid_ > 0; }
   const std::string& why_not() const { return why_not_; }
 
-  // Waits for the child: its compile seconds when it built and stored the result, nullopt when nothing was started or
-  // the child failed (a failed build is never cached: the caller's own compile shows the failure). Once only.
+  // Waits for the child: its compile seconds when it compiled successfully (and so cached the result, unless the
+  // cache refused the store: the caller's compile then simply builds again), nullopt when nothing was started, the
+  // child failed (a failed build is never cached: the caller's own compile shows the failure) or another process
+  // cached the entry first. Once only.
   std::optional<double> wait();
 
  private:
