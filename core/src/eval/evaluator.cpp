@@ -204,7 +204,7 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
     // machine were 28 s one after the other on an H200); its result comes back through the cache. Not for an A/A
     // run: there the candidate's build is the seed's.
     std::optional<BackgroundBuild> seed_beside;
-    if (build_cache_key(candidate_request) != build_cache_key(seed_request)) {
+    if (input.candidate.name != seed->name || input.candidate.text != seed->text) {  // the requests differ only there
       seed_beside.emplace(BackgroundBuild::start(builds, seed_request));
     }
     const CandidateBuild candidate_build = builds.build_and_check(candidate_request, input.constraints);

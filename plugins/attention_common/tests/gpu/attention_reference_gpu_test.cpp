@@ -196,6 +196,22 @@ void PrintTo(const ReferenceCase& c, std::ostream* os) { *os << c.label << " (" 
 
 class AttentionReferenceGpu : public ::testing::TestWithParam<ReferenceCase> {};
 
+// A scenario name planned as the plugin plans it: its workload and the layout of its tensors.
+struct PlannedScenario {
+  AttentionWorkload workload;
+  WorkloadLayout layout;
+};
+
+Result<PlannedScenario> plan_scenario(const std::string& name) {
+  auto config = parse_scenario_name(name);
+  if (!config) return config.error();
+  auto workload = plan_workload(*config);
+  if (!workload) return workload.error();
+  auto layout = make_workload_layout(*workload);
+  if (!layout) return layout.error();
+  return PlannedScenario{std::move(*workload), std::move(*layout)};
+}
+
 // One reference computation on the GPU, read back: the inputs, then gold and same-precision o (and lse).
 struct ReadBack {
   std::vector<HostTensor> inputs;  // by layout tensor; outputs empty
@@ -286,14 +302,10 @@ TEST_P(AttentionReferenceGpu, GoldAndSamePrecisionAgreeWithFp64) {
   kseek::testing::TestDeviceHost& session = *gpu.session;
   SCOPED_TRACE("scenario " + GetParam().scenario + ", input seed " + std::to_string(kInputSeed));
 
-  auto config = parse_scenario_name(GetParam().scenario);
-  ASSERT_TRUE(config) << config.error().message;
-  auto workload = plan_workload(*config);
-  ASSERT_TRUE(workload) << workload.error().message;
-  auto layout_or = make_workload_layout(*workload);
-  ASSERT_TRUE(layout_or) << layout_or.error().message;
-  const WorkloadLayout& layout = *layout_or;
-  const AttentionProblem& p = workload->problem;
+  const auto planned = plan_scenario(GetParam().scenario);
+  ASSERT_TRUE(planned) << planned.error().message;
+  const WorkloadLayout& layout = planned->layout;
+  const AttentionProblem& p = planned->workload.problem;
   const std::vector<ReferenceEngineChoice> engines = {ReferenceEngineChoice::kFma, ReferenceEngineChoice::kTensorCores};
   std::vector<ReadBack> results = compute_references(session, layout, p, engines, /*read_inputs=*/true);
   ASSERT_EQ(results.size(), engines.size());
@@ -400,16 +412,12 @@ TEST_P(AttentionReferenceEngines, AgreeAtEvaluationSizes) {
   AttentionGpu& gpu = the_attention_gpu();
   if (!gpu.session) GTEST_SKIP() << "SKIPPED: " << gpu.problem;
   SCOPED_TRACE("scenario " + GetParam().scenario + ", input seed " + std::to_string(kInputSeed));
-  auto config = parse_scenario_name(GetParam().scenario);
-  ASSERT_TRUE(config) << config.error().message;
-  auto workload = plan_workload(*config);
-  ASSERT_TRUE(workload) << workload.error().message;
-  auto layout = make_workload_layout(*workload);
-  ASSERT_TRUE(layout) << layout.error().message;
+  const auto planned = plan_scenario(GetParam().scenario);
+  ASSERT_TRUE(planned) << planned.error().message;
   using E = ReferenceEngineChoice;
   const std::vector<ReadBack> r =
-      compute_references(*gpu.session, *layout, workload->problem, {E::kFma, E::kTensorCores, E::kFma, E::kTensorCores},
-                         /*read_inputs=*/false);
+      compute_references(*gpu.session, planned->layout, planned->workload.problem,
+                         {E::kFma, E::kTensorCores, E::kFma, E::kTensorCores}, /*read_inputs=*/false);
   ASSERT_EQ(r.size(), 4u);
   const ReadBack &fma = r[2], &mma = r[3];
   const std::int64_t n = static_cast<std::int64_t>(fma.gold_o.bytes.size() / 4);
@@ -429,7 +437,7 @@ TEST_P(AttentionReferenceEngines, AgreeAtEvaluationSizes) {
   EXPECT_LE(gold_diff, 1e-5 * scale) << "gold outputs of the two engines differ";
   // The same-precision output may round the other way where the fp32 sums straddle a rounding boundary: one step of
   // the output type (2^-7 relative for bf16, 2^-10 for fp16) at the output's scale, at most.
-  const double out_step = workload->problem.dtype_o == kDTypeFP16 ? 1.0 / 1024 : 1.0 / 128;
+  const double out_step = planned->workload.problem.dtype_o == kDTypeFP16 ? 1.0 / 1024 : 1.0 / 128;
   EXPECT_LE(same_diff, out_step * scale) << "same-precision outputs of the two engines differ by more than one step";
   std::printf(
       "  %s: references fma %.3f s, mma %.3f s (%.2fx); gold max |diff| %.3g (%.3g of max |o| %.3g), mean "
