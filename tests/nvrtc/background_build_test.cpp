@@ -1,8 +1,8 @@
-// BackgroundBuild for real (NVRTC, no GPU): a child builds into the cache while the test goes on, and the build that
-// follows reads it; every case where it must not fork (no cache, already cached, too few build threads, other
-// threads) starts nothing and says why; a build that fails in the child leaves the caller to build and see the failure
-// itself. Each test runs in its own process under ctest: the first needs the process to have one thread. It must
-// never leave a child behind: every started build is waited for, by wait() or the destructor.
+// BackgroundBuild for real (NVRTC, no GPU, the kseek binary as the other process): it builds into the cache while the
+// test goes on, from a process with threads too, and the builds that follow read it; where it must not start (no
+// cache, everything cached, too few build threads, no kseek) nothing starts and it says why; a build that fails there
+// leaves the caller to build and see the failure itself; a program that is not kseek, or dies, is reported as such.
+// It must never leave a process behind: every started build is waited for, by wait() or the destructor.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -18,6 +19,7 @@
 
 #include "kseek/core/build/background_build.hpp"
 #include "kseek/core/build/build_service.hpp"
+#include "kseek/core/build/compile_request_json.hpp"
 #include "kseek/core/plugin/plugin_registry.hpp"
 #include "kseek/core/util/files.hpp"
 
@@ -54,54 +56,47 @@ class BackgroundBuildTest : public ::testing::Test {
     return make_compile_request(*plugin_, {file, text ? *text : ""}, "sm_90a", plugin_->default_constraints());
   }
 
+  // The same candidate with a comment more: another source, so another build and cache entry.
+  static CompileRequest another(CompileRequest r) {
+    r.source.text += "\n// another candidate\n";
+    return r;
+  }
+
   PluginRegistry registry_;
   Plugin* plugin_ = nullptr;
   fs::path cache_dir_;
   std::optional<std::string> saved_threads_;  // the environment's own value, put back after the test
 };
 
-TEST_F(BackgroundBuildTest, AChildBuildsIntoTheCacheAndTheNextCompileReadsIt) {
-  ASSERT_EQ(process_thread_count(), 1) << "the test binary must be single-threaded here";
+const fs::path kKseek = KSEEK_EXE;
+
+TEST_F(BackgroundBuildTest, AnotherKseekBuildsIntoTheCacheAndTheNextCompilesReadIt) {
   BuildService builds{BuildCache(cache_dir_)};
   const CompileRequest clean = request("clean.cu");
+  const CompileRequest second = another(clean);
   ASSERT_FALSE(builds.cached(clean));
-  BackgroundBuild background = BackgroundBuild::start(builds, clean);
+  BackgroundBuild background = BackgroundBuild::start(builds, {clean, second}, kKseek);
   ASSERT_TRUE(background.started()) << background.why_not();
-  const std::optional<double> seconds = background.wait();
-  ASSERT_TRUE(seconds) << background.why_not();
-  EXPECT_GT(*seconds, 0.0);
-  EXPECT_TRUE(builds.cached(clean));
-  const CompileOutput read_back = builds.compile(clean);
-  EXPECT_EQ(read_back.status, Status::kOk) << read_back.error;
-  EXPECT_TRUE(read_back.cache_hit);
-  EXPECT_FALSE(read_back.cubin.empty());
-  EXPECT_FALSE(background.wait()) << "a second wait has nothing to wait for";
+  background.wait();
+  EXPECT_EQ(background.why_not(), "");
+  for (const CompileRequest* r : {&clean, &second}) {
+    const std::optional<double> seconds = background.built_seconds(*r);
+    ASSERT_TRUE(seconds) << r->source.name << ": " << background.why_not_built(*r);
+    EXPECT_GT(*seconds, 0.0);
+    EXPECT_EQ(background.why_not_built(*r), "");
+    EXPECT_TRUE(builds.cached(*r)) << r->source.name;
+    const CompileOutput read_back = builds.compile(*r);
+    EXPECT_EQ(read_back.status, Status::kOk) << read_back.error;
+    EXPECT_TRUE(read_back.cache_hit) << r->source.name;
+    EXPECT_FALSE(read_back.cubin.empty());
+  }
+  background.wait();  // a second wait has nothing to wait for
+  EXPECT_TRUE(background.built_seconds(clean));
 }
 
-TEST_F(BackgroundBuildTest, NothingStartsWithoutACacheOrWhenTheEntryIsThere) {
-  BuildService uncached{std::nullopt};
-  const CompileRequest clean = request("clean.cu");
-  BackgroundBuild none = BackgroundBuild::start(uncached, clean);
-  EXPECT_FALSE(none.started());
-  EXPECT_NE(none.why_not().find("no build cache"), std::string::npos) << none.why_not();
-  EXPECT_FALSE(none.wait());
-
-  BuildService builds{BuildCache(cache_dir_)};
-  ASSERT_EQ(builds.compile(clean).status, Status::kOk);
-  BackgroundBuild cached = BackgroundBuild::start(builds, clean);
-  EXPECT_FALSE(cached.started());
-  EXPECT_NE(cached.why_not().find("already in the build cache"), std::string::npos) << cached.why_not();
-}
-
-TEST_F(BackgroundBuildTest, TooFewBuildThreadsToShareDoesNotFork) {
-  ::setenv("KSEEK_BUILD_THREADS", "2", 1);
-  BuildService builds{BuildCache(cache_dir_)};
-  BackgroundBuild refused = BackgroundBuild::start(builds, request("clean.cu"));
-  EXPECT_FALSE(refused.started());
-  EXPECT_NE(refused.why_not().find("2 build threads"), std::string::npos) << refused.why_not();
-}
-
-TEST_F(BackgroundBuildTest, AThreadedProcessDoesNotFork) {
+// The reason it is another kseek rather than a fork that builds: a fork of a process with threads may inherit a lock
+// another thread held (the MCP server always has threads).
+TEST_F(BackgroundBuildTest, AProcessWithThreadsBuildsBesideToo) {
   std::mutex m;
   std::condition_variable cv;
   bool release = false;
@@ -110,28 +105,113 @@ TEST_F(BackgroundBuildTest, AThreadedProcessDoesNotFork) {
     cv.wait(lock, [&] { return release; });
   });
   BuildService builds{BuildCache(cache_dir_)};
-  BackgroundBuild refused = BackgroundBuild::start(builds, request("clean.cu"));
+  const CompileRequest clean = request("clean.cu");
+  BackgroundBuild background = BackgroundBuild::start(builds, {clean}, kKseek);
+  const bool started = background.started();
+  background.wait();
   {
     std::lock_guard lock(m);
     release = true;
   }
   cv.notify_one();
   other.join();
-  EXPECT_FALSE(refused.started());
-  EXPECT_NE(refused.why_not().find("threads"), std::string::npos) << refused.why_not();
+  EXPECT_TRUE(started) << background.why_not();
+  EXPECT_TRUE(background.built_seconds(clean)) << background.why_not_built(clean);
 }
 
-TEST_F(BackgroundBuildTest, AFailedChildBuildLeavesTheFailureToTheCaller) {
+TEST_F(BackgroundBuildTest, OnlyWhatIsNotCachedIsAskedFor) {
+  BuildService builds{BuildCache(cache_dir_)};
+  const CompileRequest clean = request("clean.cu");
+  const CompileRequest second = another(clean);
+  ASSERT_EQ(builds.compile(clean).status, Status::kOk);
+  BackgroundBuild background = BackgroundBuild::start(builds, {clean, second}, kKseek);
+  ASSERT_TRUE(background.started()) << background.why_not();
+  background.wait();
+  EXPECT_TRUE(background.built_seconds(second)) << background.why_not_built(second);
+  EXPECT_FALSE(background.built_seconds(clean));
+  EXPECT_NE(background.why_not_built(clean).find("said nothing"), std::string::npos) << background.why_not_built(clean);
+}
+
+TEST_F(BackgroundBuildTest, NothingStartsWithoutACacheOrWhenEverythingIsThere) {
+  BuildService uncached{std::nullopt};
+  const CompileRequest clean = request("clean.cu");
+  BackgroundBuild none = BackgroundBuild::start(uncached, {clean}, kKseek);
+  EXPECT_FALSE(none.started());
+  EXPECT_NE(none.why_not().find("no build cache"), std::string::npos) << none.why_not();
+  none.wait();
+  EXPECT_FALSE(none.built_seconds(clean));
+  EXPECT_EQ(none.why_not_built(clean), none.why_not());
+
+  BuildService builds{BuildCache(cache_dir_)};
+  ASSERT_EQ(builds.compile(clean).status, Status::kOk);
+  BackgroundBuild cached = BackgroundBuild::start(builds, {clean}, kKseek);
+  EXPECT_FALSE(cached.started());
+  EXPECT_NE(cached.why_not().find("already in the build cache"), std::string::npos) << cached.why_not();
+}
+
+TEST_F(BackgroundBuildTest, TooFewBuildThreadsToShareOrNoKseekStartsNothing) {
+  BuildService builds{BuildCache(cache_dir_)};
+  ::setenv("KSEEK_BUILD_THREADS", "2", 1);
+  BackgroundBuild refused = BackgroundBuild::start(builds, {request("clean.cu")}, kKseek);
+  EXPECT_FALSE(refused.started());
+  EXPECT_NE(refused.why_not().find("2 build threads"), std::string::npos) << refused.why_not();
+  ::setenv("KSEEK_BUILD_THREADS", "4", 1);
+  BackgroundBuild nothing_to_run = BackgroundBuild::start(builds, {request("clean.cu")}, fs::path());
+  EXPECT_FALSE(nothing_to_run.started());
+  EXPECT_NE(nothing_to_run.why_not().find("no kseek executable"), std::string::npos) << nothing_to_run.why_not();
+}
+
+TEST_F(BackgroundBuildTest, AFailedBuildThereLeavesTheFailureToTheCaller) {
   BuildService builds{BuildCache(cache_dir_)};
   const CompileRequest broken = request("syntax_error.cu");
-  BackgroundBuild background = BackgroundBuild::start(builds, broken);
+  BackgroundBuild background = BackgroundBuild::start(builds, {broken}, kKseek);
   ASSERT_TRUE(background.started()) << background.why_not();
-  EXPECT_FALSE(background.wait());
-  EXPECT_NE(background.why_not().find("did not build"), std::string::npos);
+  background.wait();
+  EXPECT_FALSE(background.built_seconds(broken));
+  EXPECT_NE(background.why_not_built(broken).find("did not build"), std::string::npos)
+      << background.why_not_built(broken);
   EXPECT_FALSE(builds.cached(broken)) << "failures are never cached";
   const CompileOutput own = builds.compile(broken);
   EXPECT_EQ(own.status, Status::kCompileError);
   EXPECT_FALSE(own.log.empty()) << "the caller's own build carries the log";
+}
+
+TEST_F(BackgroundBuildTest, AProgramThatIsNotKseekOrDiesIsReportedAsSuch) {
+  BuildService builds{BuildCache(cache_dir_)};
+  const CompileRequest clean = request("clean.cu");
+  BackgroundBuild wrong = BackgroundBuild::start(builds, {clean}, "/bin/false");
+  ASSERT_TRUE(wrong.started()) << wrong.why_not();
+  wrong.wait();
+  EXPECT_FALSE(wrong.built_seconds(clean));
+  EXPECT_NE(wrong.why_not().find("exited with 1"), std::string::npos) << wrong.why_not();
+  EXPECT_EQ(wrong.why_not_built(clean), wrong.why_not());
+
+  BackgroundBuild missing = BackgroundBuild::start(builds, {clean}, "/nonexistent/kseek");
+  ASSERT_TRUE(missing.started()) << missing.why_not();
+  missing.wait();
+  EXPECT_NE(missing.why_not().find("exited with 127"), std::string::npos) << missing.why_not();
+  EXPECT_FALSE(builds.cached(clean));
+}
+
+// The other side, in this process: a request file it cannot read or that is not one is exit code 2 with a message.
+TEST_F(BackgroundBuildTest, TheServingSideRejectsWhatIsNotARequestFile) {
+  std::ostringstream out;
+  EXPECT_EQ(serve_background_builds(cache_dir_ / "absent.json", out), 2);
+  EXPECT_NE(out.str().find("absent.json"), std::string::npos) << out.str();
+  fs::create_directories(cache_dir_);
+  ASSERT_TRUE(write_file_atomically(cache_dir_ / "wrong.json", R"({"requests": 3})"));
+  out.str("");
+  EXPECT_EQ(serve_background_builds(cache_dir_ / "wrong.json", out), 2);
+  EXPECT_NE(out.str().find("not a build request file"), std::string::npos) << out.str();
+  nlohmann::json bad_request = compile_request_to_json(request("clean.cu"));
+  bad_request["arch"] = 90;
+  ASSERT_TRUE(write_file_atomically(
+      cache_dir_ / "bad.json",
+      nlohmann::json{{"cache_folder", (cache_dir_ / "c").string()}, {"requests", nlohmann::json::array({bad_request})}}
+          .dump()));
+  out.str("");
+  EXPECT_EQ(serve_background_builds(cache_dir_ / "bad.json", out), 2);
+  EXPECT_NE(out.str().find("arch"), std::string::npos) << out.str();
 }
 
 }  // namespace

@@ -154,33 +154,60 @@ TEST(Cli, EvalWithoutAGpuBuildsChecksAndSaysSo) {
 
 // With an empty build cache the seed builds in a child beside the candidate, and the record says so; run again, both
 // are cache hits and nothing is built beside anything.
-TEST(Cli, EvalBuildsTheSeedBesideTheCandidateAndRecordsIt) {
+TEST(Cli, EvalBuildsTheSeedLibraryAndHarnessBesideTheCandidateAndRecordsIt) {
   const std::string folder = std::string(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") +
                              "/kseek-cli-beside-" + std::to_string(::getpid()) + "-cache";
   std::filesystem::remove_all(folder);
   const std::string args = "eval " + fs_root() +
                            "/tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set small "
                            "--json --correctness-only";
-  const auto find_seed = [](const nlohmann::json& j) {
-    for (const auto& b : j.at("builds")) {
-      if (b.at("role") == "seed") return b;
-    }
-    ADD_FAILURE() << "no seed build in " << j.dump(2);
-    return nlohmann::json::object();
+  const auto builds_by_role = [](const nlohmann::json& j) {
+    std::map<std::string, nlohmann::json> roles;
+    for (const auto& b : j.at("builds")) roles[b.at("role").get<std::string>()] = b;
+    return roles;
   };
   // Four build threads whatever the host has: on 2 cores kseek would not build two at once (kMinBuildThreadsBeside).
   const auto evaluate = [&] {
     return parse(kseek::testing::run_command("KSEEK_BUILD_THREADS=4 KSEEK_CACHE_DIR='" + folder + "' '" +
                                              std::string(KSEEK_EXE) + "' " + args + " 2>/dev/null"));
   };
-  const nlohmann::json seed = find_seed(evaluate());
-  EXPECT_EQ(seed.value("status", ""), "OK") << seed.dump();
-  EXPECT_EQ(seed.value("built_beside_the_candidate", false), true) << seed.dump();
-  EXPECT_EQ(seed.value("cache_hit", true), false) << seed.dump();
-  EXPECT_GT(seed.value("build_seconds", 0.0), 0.0) << seed.dump();
-  const nlohmann::json again = find_seed(evaluate());
-  EXPECT_FALSE(again.contains("built_beside_the_candidate")) << again.dump();
-  EXPECT_EQ(again.value("cache_hit", false), true) << again.dump();
+  const auto cold = builds_by_role(evaluate());
+  ASSERT_EQ(cold.size(), 4U);
+  EXPECT_FALSE(cold.at("candidate").contains("built_beside_the_candidate"));
+  for (const char* role : {"seed", "plugin device library", "harness kernels"}) {
+    const nlohmann::json& b = cold.at(role);
+    EXPECT_EQ(b.value("status", ""), "OK") << b.dump();
+    EXPECT_EQ(b.value("built_beside_the_candidate", false), true) << b.dump();
+    EXPECT_EQ(b.value("cache_hit", true), false) << b.dump();
+    EXPECT_GT(b.value("build_seconds", 0.0), 0.0) << b.dump();
+  }
+  const auto warm = builds_by_role(evaluate());
+  for (const auto& [role, b] : warm) {
+    EXPECT_FALSE(b.contains("built_beside_the_candidate")) << b.dump();
+    EXPECT_FALSE(b.contains("not_built_beside_the_candidate")) << b.dump();
+    EXPECT_EQ(b.value("cache_hit", false), true) << b.dump();
+  }
+  std::filesystem::remove_all(folder);
+}
+
+// With fewer build threads than kMinBuildThreadsBeside everything builds here, one after the other, and the record
+// says why for each build the candidate's evaluation would otherwise have made beside it.
+TEST(Cli, EvalOnTooFewBuildThreadsSaysWhyNothingWasBuiltBeside) {
+  const std::string folder = std::string(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") +
+                             "/kseek-cli-not-beside-" + std::to_string(::getpid()) + "-cache";
+  std::filesystem::remove_all(folder);
+  const auto j = parse(kseek::testing::run_command(
+      "KSEEK_BUILD_THREADS=2 KSEEK_CACHE_DIR='" + folder + "' '" + std::string(KSEEK_EXE) + "' eval " + fs_root() +
+      "/tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set small --json "
+      "--correctness-only 2>/dev/null"));
+  int said = 0;
+  for (const auto& b : j.at("builds")) {
+    if (b.at("role") == "candidate") continue;
+    EXPECT_FALSE(b.contains("built_beside_the_candidate")) << b.dump();
+    EXPECT_NE(b.value("not_built_beside_the_candidate", "").find("2 build threads"), std::string::npos) << b.dump();
+    ++said;
+  }
+  EXPECT_EQ(said, 3) << j.dump(2);
   std::filesystem::remove_all(folder);
 }
 

@@ -140,6 +140,27 @@ TEST_F(McpCommand, ACampaignAnswersStatusAskClaimGateAndEval) {
   EXPECT_TRUE(claim_from_mcp) << "the claim is logged with source mcp";
 }
 
+// The MCP server has threads, so its evaluations build beside the candidate through another kseek process (never a
+// plain fork); the campaign's record of the evaluation says so for the seed, and nothing stray reaches stdout.
+TEST_F(McpCommand, EvalThroughMcpBuildsTheSeedBesideTheCandidate) {
+  const fs::path dir = root_ / "beside";
+  const auto init = kseek::testing::run_kseek("init '" + dir.string() + "' --plugin example.softmax", "mcp-test");
+  ASSERT_EQ(init.exit_code, 0) << init.out;
+  const fs::path cache = root_ / "empty-cache";
+  auto replies = session(dir, {call(1, "eval", {{"correctness_only", true}})},
+                         "KSEEK_BUILD_THREADS=4 KSEEK_CACHE_DIR='" + cache.string() + "' ");
+  ASSERT_EQ(replies.count(1), 1U);
+  const auto record = kseek::read_file(dir / ".kseek" / "evaluations" / "0001.json");
+  ASSERT_TRUE(record) << "the evaluation is recorded whether or not a GPU ran it: " << text_of(replies[1]);
+  json j = json::parse(*record);
+  if (j.contains("record")) j = j["record"];
+  bool seed_beside = false;
+  for (const auto& b : j.at("builds")) {
+    if (b.at("role") == "seed") seed_beside = b.value("built_beside_the_candidate", false);
+  }
+  EXPECT_TRUE(seed_beside) << j.at("builds").dump(2);
+}
+
 // The issue-18 case: a plugin from an out-of-tree folder given to `init` only. The MCP server, started as a host
 // starts it (no --plugin-dir), evaluates through the folder campaign.json recorded instead of "no plugin is loaded".
 TEST_F(McpCommand, EvalFindsAnOutOfTreePluginThroughTheFolderInitRecorded) {

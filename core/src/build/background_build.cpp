@@ -1,6 +1,7 @@
-// fork, then the build service's own compile in the child (which forks its capped compiler processes as any build
-// does), at the lowest priority, its time written to a pipe; the parent reads eight bytes and reaps. The child is
-// killed with its parent. It must never run anything in the child but the compile and _exit.
+// The parent writes the requests to a file and forks; the child does nothing but move its descriptors, ask to die
+// with its parent, lower its priority and exec `kseek __build FILE` (all system calls, safe after a fork of a threaded
+// process). That kseek compiles each request through a BuildService on the same cache folder and prints a JSON line
+// per request, which the parent reads from a pipe at wait() and keys by cache key.
 #include "kseek/core/build/background_build.hpp"
 
 #include <fcntl.h>
@@ -10,122 +11,149 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
+#include <ostream>
 
 #include <fmt/format.h>
 
+#include "kseek/core/build/build_cache.hpp"
+#include "kseek/core/build/compile_request_json.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
+#include "kseek/core/util/files.hpp"
 
 namespace kseek {
 namespace fs = std::filesystem;
+using json = nlohmann::json;
 
-int process_thread_count() {
-  std::error_code ec;
-  int threads = 0;
-  for (fs::directory_iterator it("/proc/self/task", ec), end; !ec && it != end; it.increment(ec)) ++threads;
-  return ec ? 0 : threads;
+namespace {
+
+// A descriptor above the standard three (close-on-exec): a parent started with 0, 1 or 2 closed would otherwise get
+// one of them back, and the child's dup2 onto them would overwrite it.
+int above_standard(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
 }
 
-BackgroundBuild BackgroundBuild::start(BuildService& builds, const CompileRequest& request) {
+fs::path request_file_path() {
+  static std::atomic<int> counter{0};
+  return fs::temp_directory_path() / fmt::format("kseek-build-{}-{}.json", ::getpid(), counter++);
+}
+
+std::string first_line(const std::string& text) {
+  const std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+}
+
+}  // namespace
+
+BackgroundBuild BackgroundBuild::start(BuildService& builds, const std::vector<CompileRequest>& requests,
+                                       const fs::path& kseek_executable) {
   BackgroundBuild background;
   if (!builds.has_cache()) {
-    background.why_not_ = "no build cache to hand the result back through";
+    background.why_not_ = "no build cache to hand the results back through";
     return background;
   }
-  if (builds.cached(request)) {
+  json to_build = json::array();
+  for (const auto& request : requests) {
+    if (!builds.cached(request)) to_build.push_back(compile_request_to_json(request));
+  }
+  if (to_build.empty()) {
     background.why_not_ = "already in the build cache";
     return background;
   }
-  if (const int slots = build_threads(request.compile_threads); slots < kMinBuildThreadsBeside) {
+  if (const int slots = build_threads(requests.front().compile_threads); slots < kMinBuildThreadsBeside) {
     background.why_not_ = fmt::format("{} build thread{}: two builds at once would only share {}", slots,
                                       slots == 1 ? "" : "s", slots == 1 ? "it" : "them");
     return background;
   }
-  if (const int threads = process_thread_count(); threads != 1) {
-    background.why_not_ = threads == 0 ? "this process's threads cannot be counted (/proc/self/task)"
-                                       : "this process runs " + std::to_string(threads) + " threads";
+  if (kseek_executable.empty()) {
+    background.why_not_ = "no kseek executable to build in";
     return background;
   }
+  const fs::path request_file = request_file_path();
+  const json document = {{"cache_folder", builds.cache_folder().string()}, {"requests", std::move(to_build)}};
+  if (auto written = write_file_atomically(request_file, document.dump()); !written) {
+    background.why_not_ = "cannot write the requests: " + written.error().message;
+    return background;
+  }
+  // Everything the child needs is made before the fork: after it, only system calls.
+  const std::string program = kseek_executable.string();
+  const std::string file = request_file.string();
+  const char* argv[] = {program.c_str(), "__build", file.c_str(), nullptr};
+  const auto fail = [&](const char* what) {
+    background.why_not_ = fmt::format("{}: {}", what, std::strerror(errno));
+    std::error_code ec;
+    fs::remove(request_file, ec);
+    return std::move(background);
+  };
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    background.why_not_ = std::string("pipe: ") + std::strerror(errno);
-    return background;
-  }
-  // Above the standard descriptors: a parent started with 0 or 1 closed would otherwise get them back here, and the
-  // child's /dev/null below would overwrite its end of the pipe.
-  for (int& fd : fds) {
-    if (fd > 2) continue;
-    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    ::close(fd);
-    fd = moved;
-  }
-  if (fds[0] < 0 || fds[1] < 0) {
-    for (const int fd : fds) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) return fail("pipe");
+  fds[0] = above_standard(fds[0]);
+  fds[1] = above_standard(fds[1]);
+  const int null = above_standard(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (fds[0] < 0 || fds[1] < 0 || null < 0) {
+    for (const int fd : {fds[0], fds[1], null}) {
       if (fd >= 0) ::close(fd);
     }
-    background.why_not_ = std::string("fcntl: ") + std::strerror(errno);
-    return background;
+    return fail("descriptors");
   }
   const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    background.why_not_ = std::string("fork: ") + std::strerror(errno);
-    return background;
+    ::close(null);
+    return fail("fork");
   }
   if (child == 0) {
-    ::close(fds[0]);
+    // Killed when the thread that started it ends (the evaluation waits for it first), and so with the process.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) _exit(2);  // the parent ended before the line above took effect
-    // Nothing of the child may reach the parent's stdin or stdout: under `kseek mcp` they carry JSON-RPC.
-    if (const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
-      ::dup2(null, 0);
-      ::dup2(null, 1);
-      if (null > 2) ::close(null);
-    }
-    // The lowest priority, for this child and the compilers it starts: the seed fills the cores the candidate's build
-    // leaves idle and never slows it towards its own time limit.
+    if (::getppid() != parent) _exit(127);  // the parent ended before the line above took effect
+    ::dup2(null, 0);
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    // The lowest priority, for it and the compilers it starts: these builds fill the cores the candidate's build
+    // leaves idle and never slow it towards its own time limit.
     (void)::setpriority(PRIO_PROCESS, 0, 19);
-    const auto started = std::chrono::steady_clock::now();
-    bool built = false;
-    try {
-      const CompileOutput out = builds.compile(request);
-      built = out.status == Status::kOk && !out.cache_hit;  // not a build when another process cached it meanwhile
-    } catch (...) {
-      built = false;
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (built) (void)!::write(fds[1], &seconds, sizeof(seconds));
-    _exit(built ? 0 : 1);  // never the parent's exit handlers or buffered output
+    ::execv(argv[0], const_cast<char* const*>(argv));
+    _exit(127);
   }
   ::close(fds[1]);
+  ::close(null);
   background.pid_ = child;
   background.fd_ = fds[0];
+  background.request_file_ = request_file;
   return background;
 }
 
 BackgroundBuild::BackgroundBuild(BackgroundBuild&& other) noexcept
-    : pid_(other.pid_), fd_(other.fd_), why_not_(std::move(other.why_not_)) {
+    : pid_(other.pid_),
+      fd_(other.fd_),
+      waited_(other.waited_),
+      request_file_(std::move(other.request_file_)),
+      answers_(std::move(other.answers_)),
+      why_not_(std::move(other.why_not_)) {
   other.pid_ = -1;
   other.fd_ = -1;
+  other.request_file_.clear();
 }
 
-BackgroundBuild::~BackgroundBuild() { (void)wait(); }
+BackgroundBuild::~BackgroundBuild() { wait(); }
 
-std::optional<double> BackgroundBuild::wait() {
-  if (pid_ <= 0) return std::nullopt;
-  double seconds = 0.0;
-  std::size_t got = 0;
-  auto* bytes = reinterpret_cast<char*>(&seconds);
-  while (got < sizeof(seconds)) {
-    const ssize_t n = ::read(fd_, bytes + got, sizeof(seconds) - got);
+void BackgroundBuild::wait() {
+  if (pid_ <= 0) return;
+  std::string output;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
+    output.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fd_);
   int status = 0;
@@ -133,9 +161,87 @@ std::optional<double> BackgroundBuild::wait() {
   }
   pid_ = -1;
   fd_ = -1;
-  const bool built = got == sizeof(seconds) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (!built) why_not_ = "the child did not build (it failed, or found the entry another process had just cached)";
-  return built ? std::optional<double>(seconds) : std::nullopt;
+  waited_ = true;
+  std::error_code ec;
+  fs::remove(request_file_, ec);
+
+  // Lines that are not an answer (a message of the program itself) are kept for why_not.
+  std::string other;
+  std::size_t from = 0;
+  while (from < output.size()) {
+    const std::size_t end = std::min(output.find('\n', from), output.size());
+    const std::string line = output.substr(from, end - from);
+    from = end + 1;
+    const json answer = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (answer.is_object() && answer.contains("cache_key") && answer.at("cache_key").is_string()) {
+      Answer& a = answers_[answer.at("cache_key").get<std::string>()];
+      a.built = answer.value("built", false);
+      a.seconds = answer.value("seconds", 0.0);
+      a.why_not = answer.value("why_not", "");
+    } else if (!line.empty() && other.empty()) {
+      other = line;
+    }
+  }
+  const bool clean_exit = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!clean_exit) {
+    why_not_ = WIFEXITED(status) ? fmt::format("the build process exited with {}", WEXITSTATUS(status))
+                                 : fmt::format("the build process was killed by signal {}", WTERMSIG(status));
+    if (!other.empty()) why_not_ += ": " + first_line(other);
+  }
+}
+
+std::optional<double> BackgroundBuild::built_seconds(const CompileRequest& request) const {
+  const auto it = answers_.find(build_cache_key(request));
+  if (it == answers_.end() || !it->second.built) return std::nullopt;
+  return it->second.seconds;
+}
+
+std::string BackgroundBuild::why_not_built(const CompileRequest& request) const {
+  if (!started()) return why_not_;
+  const auto it = answers_.find(build_cache_key(request));
+  if (it != answers_.end()) return it->second.built ? "" : it->second.why_not;
+  if (!waited_) return "not waited for";
+  return why_not_.empty() ? "the build process said nothing of it" : why_not_;
+}
+
+int serve_background_builds(const fs::path& request_file, std::ostream& out) {
+  const auto text = read_file(request_file);
+  if (!text) {
+    out << "kseek __build: " << text.error().message << "\n";
+    return 2;
+  }
+  const json document = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!document.is_object() || !document.contains("cache_folder") || !document.at("cache_folder").is_string() ||
+      !document.contains("requests") || !document.at("requests").is_array()) {
+    out << "kseek __build: " << request_file.string()
+        << " is not a build request file ({\"cache_folder\": ..., \"requests\": [...]})\n";
+    return 2;
+  }
+  BuildService builds{BuildCache(document.at("cache_folder").get<std::string>())};
+  for (const json& item : document.at("requests")) {
+    auto request = compile_request_from_json(item);
+    if (!request) {
+      out << "kseek __build: " << request.error().message << "\n";
+      return 2;
+    }
+    json answer = {{"cache_key", build_cache_key(*request)}, {"built", false}, {"seconds", 0.0}};
+    const auto started = std::chrono::steady_clock::now();
+    try {
+      const CompileOutput built = builds.compile(*request);
+      answer["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (built.status != Status::kOk) {
+        answer["why_not"] = "it did not build here (" + first_line(built.error) + ")";
+      } else if (built.cache_hit) {
+        answer["why_not"] = "another process cached it first";  // not a build of this process
+      } else {
+        answer["built"] = true;
+      }
+    } catch (const std::exception& e) {
+      answer["why_not"] = std::string("the build threw: ") + e.what();
+    }
+    out << answer.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+  }
+  return 0;
 }
 
 }  // namespace kseek

@@ -1,8 +1,10 @@
-// `kseek build` (compile, check, show per-kernel resources) and `kseek check` (constraints only).
+// `kseek build` (compile, check, show per-kernel resources), `kseek check` (constraints only) and the hidden
+// `kseek __build` an evaluation starts to build beside its candidate.
 // It must never report OK for a candidate whose binary broke a constraint.
 #include <memory>
 
 #include "commands.hpp"
+#include "kseek/core/build/background_build.hpp"
 #include "kseek/core/build/compile_diagnostics.hpp"
 #include "kseek/core/build/ptxas_report.hpp"
 #include "kseek/core/util/files.hpp"
@@ -125,6 +127,13 @@ void register_build_commands(CLI::App& app, GlobalOptions& options, int& exit_co
   auto* check = app.add_subcommand("check", "Check a candidate's built binary against the constraints");
   add_common_options(check, *check_args);
   check->callback([&options, &exit_code, check_args] { exit_code = run_build(options, *check_args, false); });
+
+  // Started by an evaluation to build its seed, library and harness beside its candidate (build/background_build.hpp).
+  auto request_file = std::make_shared<std::string>();
+  auto* beside = app.add_subcommand("__build", "Build requests into a cache (started by kseek eval)");
+  beside->group("");  // hidden from --help: not a user command
+  beside->add_option("REQUESTS", *request_file)->required();
+  beside->callback([&exit_code, request_file] { exit_code = serve_background_builds(*request_file, std::cout); });
 }
 
 }  // namespace kseek::cli

@@ -44,9 +44,8 @@ std::string format_scenario_line(const ScenarioOutcome& scenario);
 
 class EvalProgress {
  public:
-  // In kLive mode a ticker thread redraws the line once a second so that "elapsed" moves between scenarios. It starts
-  // with the first finished scenario, not here: the builds before it may fork (an uncached seed builds in a child
-  // beside the candidate), which kseek does only while it runs one thread.
+  // In kLive mode a ticker thread redraws the line once a second so that "elapsed" moves during the builds and between
+  // scenarios (the builds beside the candidate start another kseek, never a plain fork: threads are no obstacle).
   EvalProgress(std::ostream& out, ProgressMode mode, std::size_t total, std::size_t width = 0);
   ~EvalProgress();
   EvalProgress(const EvalProgress&) = delete;
@@ -58,7 +57,6 @@ class EvalProgress {
 
  private:
   void redraw_locked();
-  void start_ticker_locked();
   ProgressSnapshot snapshot_locked() const;
 
   std::ostream& out_;

@@ -50,12 +50,14 @@ RecordedBuild recorded_build(const std::string& role, const CandidateBuild& buil
   return std::move(*recorded);
 }
 
-// The plugin device library's and the harness kernels' builds: a role, a status and a message only.
+// The plugin device library's and the harness kernels' builds: a role, a status, a message and the time.
 RecordedBuild recorded_build(const std::string& role, const CompileOutput& output) {
   RecordedBuild recorded;
   recorded.role = role;
   recorded.status = output.status;
   recorded.message = output.error;
+  recorded.build_seconds = output.seconds;
+  recorded.cache_hit = output.cache_hit;
   return recorded;
 }
 
@@ -76,6 +78,14 @@ WorkerProgram worker_program(const EvaluationSettings& settings) {
   auto self = self_executable();
   if (!self) throw std::runtime_error(self.error().message);
   return {*self, false};
+}
+
+// The kseek that builds beside the candidate (`kseek __build`): the settings' worker executable, which is a kseek,
+// else this one; a test's stand-in worker is no kseek, so this one then too.
+fs::path build_executable(const EvaluationSettings& settings) {
+  if (!settings.worker_executable.empty()) return settings.worker_executable;
+  auto self = self_executable();
+  return self ? *self : fs::path();
 }
 
 // The record's opening: what was evaluated, with what, how. The plugin library is named by its file only: records
@@ -170,11 +180,10 @@ struct BuildStage {
   std::string failure;  // "": the evaluation goes on
 };
 
-CompileOutput build_plugin_library(const Plugin& plugin, const std::string& arch, BuildService& builds) {
+// The plugin device library's build request, when the plugin has device code.
+std::optional<CompileRequest> plugin_library_request(const Plugin& plugin, const std::string& arch) {
   auto library_sources = plugin.device_library();
-  CompileOutput library;
-  library.status = Status::kOk;  // a plugin without device code has nothing to build; its worker says what is missing
-  if (library_sources.empty()) return library;
+  if (library_sources.empty()) return std::nullopt;
   CompileRequest request;
   request.source = library_sources.front();
   request.headers.assign(library_sources.begin() + 1, library_sources.end());
@@ -182,7 +191,27 @@ CompileOutput build_plugin_library(const Plugin& plugin, const std::string& arch
   for (auto& h : plugin.candidate_headers()) request.headers.push_back(h);
   deduplicate_headers(request.headers);
   request.arch = arch;
-  return builds.compile(request);
+  return request;
+}
+
+CompileRequest harness_request(const std::string& arch) {
+  CompileRequest request;
+  request.source = harness_kernels_source();
+  request.arch = arch;
+  return request;
+}
+
+// What the record says of a build that `beside` was asked to make: the other process's own time where it built it
+// (the build here was then the cache read that followed), else why it did not, when the build here was not a hit.
+void note_built_beside(RecordedBuild& recorded, const CompileOutput& here, const CompileRequest& request,
+                       const BackgroundBuild& beside) {
+  if (const auto seconds = beside.built_seconds(request); seconds && here.cache_hit) {
+    recorded.build_seconds = *seconds;
+    recorded.cache_hit = false;
+    recorded.unmodelled["built_beside_the_candidate"] = true;
+  } else if (!here.cache_hit) {
+    recorded.unmodelled["not_built_beside_the_candidate"] = beside.why_not_built(request);
+  }
 }
 
 // Builds (no GPU needed) candidate, seed, plugin device library and harness kernels for every arch. Anything but the
@@ -190,7 +219,7 @@ CompileOutput build_plugin_library(const Plugin& plugin, const std::string& arch
 // have ends the evaluation at once (returned as an error; record.seed is set for the archs that have one).
 Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const Scenario*>>& by_arch,
                                   const EvaluationInput& input, BuildService& builds, const fs::path& work,
-                                  EvaluationRecord& record) {
+                                  const fs::path& build_executable, EvaluationRecord& record) {
   const Plugin& plugin = *input.plugin->plugin;
   BuildStage stage;
   for (const auto& [arch, scenarios] : by_arch) {
@@ -200,35 +229,33 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
     record.seed = SourceIdentity{seed->name, sha256_hex(seed->text), json::object()};
     const CompileRequest candidate_request = make_compile_request(plugin, input.candidate, arch, input.constraints);
     const CompileRequest seed_request = make_compile_request(plugin, *seed, arch, input.constraints);
-    // A seed not yet in the cache builds in a child process beside the candidate (the two cold builds of a fresh
-    // machine were 28 s one after the other on an H200); its result comes back through the cache. Not for an A/A
-    // run: there the candidate's build is the seed's.
-    std::optional<BackgroundBuild> seed_beside;
-    if (input.candidate.name != seed->name || input.candidate.text != seed->text) {  // the requests differ only there
-      seed_beside.emplace(BackgroundBuild::start(builds, seed_request));
-    }
+    const std::optional<CompileRequest> library_request = plugin_library_request(plugin, arch);
+    const CompileRequest harness = harness_request(arch);
+    // What is not yet in the cache of the seed, the library and the harness builds in another kseek beside the
+    // candidate (the two cold builds of a fresh machine were 28 s one after the other on an H200); the results come
+    // back through the cache. Not the seed in an A/A run: there the candidate's build is the seed's.
+    std::vector<CompileRequest> others;
+    const bool seed_is_candidate = input.candidate.name == seed->name && input.candidate.text == seed->text;
+    if (!seed_is_candidate) others.push_back(seed_request);  // the requests differ only in their source
+    if (library_request) others.push_back(*library_request);
+    others.push_back(harness);
+    BackgroundBuild beside = BackgroundBuild::start(builds, others, build_executable);
     const CandidateBuild candidate_build = builds.build_and_check(candidate_request, input.constraints);
-    const std::optional<double> seed_seconds = seed_beside ? seed_beside->wait() : std::nullopt;
+    beside.wait();
     const CandidateBuild seed_build = builds.build_and_check(seed_request, input.constraints);
     stage.list.push_back(recorded_build("candidate", candidate_build));
     stage.list.push_back(recorded_build("seed", seed_build));
-    if (seed_seconds && seed_build.compile.cache_hit) {
-      // What the child did, not the cache read that followed it.
-      stage.list.back().build_seconds = *seed_seconds;
-      stage.list.back().cache_hit = false;
-      stage.list.back().unmodelled["built_beside_the_candidate"] = true;
-    } else if (seed_beside && !seed_build.compile.cache_hit) {
-      stage.list.back().unmodelled["not_built_beside_the_candidate"] = seed_beside->why_not();  // built after it: why
-    }
-    const CompileOutput library = build_plugin_library(plugin, arch, builds);
-    if (!plugin.device_library().empty()) {
+    if (!seed_is_candidate) note_built_beside(stage.list.back(), seed_build.compile, seed_request, beside);
+    CompileOutput library;
+    library.status = Status::kOk;  // a plugin without device code has nothing to build; its worker says what is missing
+    if (library_request) {
+      library = builds.compile(*library_request);
       stage.list.push_back(recorded_build("plugin device library", library));
+      note_built_beside(stage.list.back(), library, *library_request, beside);
     }
-    CompileRequest harness_request;
-    harness_request.source = harness_kernels_source();
-    harness_request.arch = arch;
-    const CompileOutput harness = builds.compile(harness_request);
-    stage.list.push_back(recorded_build("harness kernels", harness));
+    const CompileOutput harness_build = builds.compile(harness);
+    stage.list.push_back(recorded_build("harness kernels", harness_build));
+    note_built_beside(stage.list.back(), harness_build, harness, beside);
 
     bin.candidate = (work / fmt::format("candidate-{}.cubin", arch)).string();
     bin.seed = (work / fmt::format("seed-{}.cubin", arch)).string();
@@ -238,11 +265,11 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
       stage.failure = "the seed does not build: " + seed_build.message;
     } else if (library.status != Status::kOk) {
       stage.failure = "the plugin's device library does not build: " + library.error;
-    } else if (harness.status != Status::kOk) {
-      stage.failure = "the harness kernels do not build: " + harness.error;
+    } else if (harness_build.status != Status::kOk) {
+      stage.failure = "the harness kernels do not build: " + harness_build.error;
     }
     bin.ok = candidate_build.status == Status::kOk && seed_build.status == Status::kOk &&
-             harness.status == Status::kOk && library.status == Status::kOk;
+             harness_build.status == Status::kOk && library.status == Status::kOk;
     if (candidate_build.status != Status::kOk) stage.failed_candidates[arch] = candidate_build;
     if (!bin.ok) continue;
     (void)write_file_atomically(bin.candidate, candidate_build.compile.cubin);
@@ -252,7 +279,7 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
     } else {
       (void)write_file_atomically(bin.library, library.cubin);
     }
-    (void)write_file_atomically(bin.harness, harness.cubin);
+    (void)write_file_atomically(bin.harness, harness_build.cubin);
   }
   return stage;
 }
@@ -378,7 +405,7 @@ json evaluate(const EvaluationInput& input, const EvaluationSettings& settings, 
 
   // ---- builds (no GPU needed) ----------------------------------------------------------------------------------
   const auto builds_started = Clock::now();
-  auto built = build_binaries(by_arch, input, builds, work, record);
+  auto built = build_binaries(by_arch, input, builds, work, build_executable(settings), record);
   if (!built) {
     record.message = built.error().message;
     return finish(RecordStatus::kBuildFailed);

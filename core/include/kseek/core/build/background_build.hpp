@@ -1,14 +1,21 @@
-// A build that runs in a child process while this process goes on, and hands its result back through the build
-// cache: an evaluation builds its seed beside its candidate instead of after it. Nothing crosses back but whether the
-// child built and how long it took; the caller then compiles the same request itself, which reads the cache (or, where
-// the child failed, builds again and so gets the failure's own log). It must never fork a process with other threads,
-// nor let the child write to the parent's stdin or stdout.
+// Builds that run in another kseek process while this one goes on, handing their results back through the build
+// cache: an evaluation builds its seed, the plugin's device library and the harness kernels beside its candidate
+// instead of after it. The other process is kseek itself, started afresh (`kseek __build`): fork followed at once by
+// exec is safe from a process with threads (the MCP server has three), where running build code in a plain fork of
+// one is not. Nothing crosses back but which requests it built and how long each took; the caller then compiles the
+// same requests itself, which reads the cache (or, where the other process failed, builds again and so gets the
+// failure's own log). It must never let that process write to this one's stdin or stdout (under `kseek mcp` they
+// carry JSON-RPC), nor outlive this one.
 #pragma once
 
 #include <sys/types.h>
 
+#include <filesystem>
+#include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kseek/core/build/build_service.hpp"
 
@@ -21,35 +28,48 @@ inline constexpr int kMinBuildThreadsBeside = 4;
 
 class BackgroundBuild {
  public:
-  // Forks a child that compiles `request` into `builds`' cache, when that is safe and useful: there is a cache, the
-  // request is not in it, there are kMinBuildThreadsBeside build threads or more, and this process has one thread (a
-  // child forked from a threaded process may inherit a lock another thread held and wait on it forever; the build
-  // service itself forks). Otherwise starts nothing, and why_not() says why.
-  static BackgroundBuild start(BuildService& builds, const CompileRequest& request);
+  // Starts `kseek_executable __build` on those of `requests` that `builds`' cache does not hold, one after the other
+  // at the lowest priority, when that is useful: there is a cache, something is not in it, and there are
+  // kMinBuildThreadsBeside build threads or more. Otherwise starts nothing, and why_not() says why.
+  static BackgroundBuild start(BuildService& builds, const std::vector<CompileRequest>& requests,
+                               const std::filesystem::path& kseek_executable);
 
   BackgroundBuild(BackgroundBuild&& other) noexcept;
   BackgroundBuild& operator=(BackgroundBuild&&) = delete;
   BackgroundBuild(const BackgroundBuild&) = delete;
   BackgroundBuild& operator=(const BackgroundBuild&) = delete;
-  ~BackgroundBuild();  // waits for a child still running
+  ~BackgroundBuild();  // waits for a process still running
 
-  bool started() const { return pid_ > 0; }
+  bool started() const { return pid_ > 0 || waited_; }
+  // Why nothing was started, or why the process ended without an answer (its exit and first line of output).
   const std::string& why_not() const { return why_not_; }
 
-  // Waits for the child: its compile seconds when it compiled successfully (and so cached the result, unless the
-  // cache refused the store: the caller's compile then simply builds again), nullopt when nothing was started, the
-  // child failed (a failed build is never cached: the caller's own compile shows the failure) or another process
-  // cached the entry first. Once only.
-  std::optional<double> wait();
+  // Waits for the process (once; later calls return at once).
+  void wait();
+  // After wait(): the seconds the process spent compiling `request` when it built it (and so cached it, unless the
+  // cache refused the store: the caller's compile then simply builds again); nullopt when it did not, and
+  // why_not_built says why (not asked, failed, another process cached it first, the process ended early).
+  std::optional<double> built_seconds(const CompileRequest& request) const;
+  std::string why_not_built(const CompileRequest& request) const;
 
  private:
+  struct Answer {
+    bool built = false;
+    double seconds = 0;
+    std::string why_not;
+  };
   BackgroundBuild() = default;
   pid_t pid_ = -1;
   int fd_ = -1;
+  bool waited_ = false;
+  std::filesystem::path request_file_;
+  std::map<std::string, Answer> answers_;  // by cache key: what the process said of each request it was given
   std::string why_not_;
 };
 
-// How many threads this process runs now (/proc/self/task); 0 when that cannot be read.
-int process_thread_count();
+// The other side, `kseek __build REQUESTS`: compiles each request of the file into the cache folder it names, writing
+// one JSON line per request to `out` ({"cache_key", "built", "seconds", "why_not"}). Returns the process's exit code: 0
+// when the file was read (whatever the builds did), 2 when it could not be.
+int serve_background_builds(const std::filesystem::path& request_file, std::ostream& out);
 
 }  // namespace kseek

@@ -43,6 +43,8 @@ class BuildService {
   CandidateBuild build_and_check(const CompileRequest& request, const Constraints& constraints);
 
   bool has_cache() const { return cache_.has_value(); }
+  // The cache's folder: where another process must build for this service to find the result ("" without a cache).
+  std::filesystem::path cache_folder() const { return cache_ ? cache_->folder() : std::filesystem::path(); }
   // Whether the cache holds an entry for `request` (not whether that entry will load: compile() checks it).
   bool cached(const CompileRequest& request) const;
 

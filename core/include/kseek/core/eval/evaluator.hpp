@@ -44,7 +44,7 @@ struct EvaluationSettings {
   SamplingPolicy sampling;
   double scenario_timeout_seconds = 120.0;  // watchdog per scenario, on top of the sampling budget
   std::uint64_t input_seed = 0;             // 0: drawn from the clock (and recorded)
-  std::filesystem::path worker_executable;  // empty: this executable
+  std::filesystem::path worker_executable;  // a kseek (workers, and builds beside the candidate); empty: this one
   // Non-empty: build and run every scenario for this arch instead of the one it requires (a plugin offering a
   // portable seed for it), to validate scenarios, references and correctness on a GPU of another generation.
   // Timings are then recorded as not representative of the scenario's target.
