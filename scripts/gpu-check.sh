@@ -15,7 +15,9 @@
 #       fa3-campaign (one campaign evaluation in examples/campaigns/fa3-h200; its .kseek comes back as a tar),
 #       peers (KSEEK_PEER_SCRIPT: PyTorch SDPA and the GPU's ceilings, written to $OUT/sdpa.json),
 #       gemm-campaign (the out-of-tree GEMM operator in a campaign driven over MCP: scripts/mcp-session.py),
-#       fa3-refcache (the reference cache: the case-study A/A cold, warm, and with --no-reference-cache, one input seed).
+#       fa3-refcache (the reference cache: the case-study A/A cold, warm, and with --no-reference-cache, one input seed),
+#       reference-engines (the attention references on tensor cores against FMAs: GPU tests, then the case-study set
+#       once per engine on one build).
 # KSEEK_STREAMS (default 1) runs that many corpus evaluations at once on each GPU: verdicts, not timings, are what
 # the corpus jobs record, and most of a corpus file's time is compiling and host work.
 # KSEEK_CACHE_DIR may point at a carried build cache so the seeds' cold NVRTC builds are skipped.
@@ -356,6 +358,20 @@ for s in r.get('scenarios', []):
       step "peers: ${KSEEK_PEER_SCRIPT:?KSEEK_PEER_SCRIPT names the peer script}"
       OUT="$out" timeout 300 python3 "$KSEEK_PEER_SCRIPT" >> "$log" 2>&1
       echo "exit $?" >> "$log" ;;
+    reference-engines)
+      # The attention references on tensor cores against the FMA engine (issue 20): their GPU tests (both engines
+      # against fp64 on small cases, and against each other at evaluation sizes, each timed), then the case-study set
+      # once per engine on this one build (KSEEK_REFERENCE_ENGINE), same candidate (KSEEK_ENGINES_CANDIDATE, default
+      # the campaign's) and input seed, no reference cache: stage_seconds.summed_over_scenarios.references in
+      # ref-fma.json and ref-tensor-cores.json is the comparison; the verdicts must not move.
+      step "reference engines: the attention GPU tests"
+      (cd "$build" && ctest --verbose -L gpu -R 'AttentionReference|AttentionFill') > "$out/attention-gpu.txt" 2>&1
+      grep -E 'references fma|worst gold|tests passed|Failed' "$out/attention-gpu.txt" | tail -40 | tee -a "$log"
+      for engine in fma tensor-cores; do
+        KSEEK_REFERENCE_ENGINE=$engine evaluate "ref-$engine" \
+          "${KSEEK_ENGINES_CANDIDATE:-examples/campaigns/fa3-h200/candidate.cu}" --plugin attention.fa3 \
+          --set case-study --input-seed "${KSEEK_ENGINES_INPUT_SEED:-20261205}" --no-reference-cache
+      done ;;
     gpu-trust)
       step "ctest -L gpu -R 'L2Residue|CandidateOutput|r2_timed|t4_l2|h9_'"
       (cd "$build" && ctest --verbose -L gpu -R 'L2Residue|CandidateOutput|r2_timed|t4_l2|h9_') > "$out/gpu-trust.txt" 2>&1

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <limits>
@@ -16,6 +17,9 @@
 
 namespace kseek::attention {
 namespace {
+
+// Between the scenario name and the reference engine in a layout's plugin_context.
+constexpr std::string_view kReferenceEngineLine = "\nreference engine: ";
 
 using device::FillParams;
 using device::ReferenceParams;
@@ -318,7 +322,9 @@ Result<WorkloadLayout> make_workload_layout(const AttentionWorkload& w) {
     if (tensor.role == TensorRole::kInput) input_bytes += tensor_bytes(tensor);
   }
   layout.input_sets = input_bytes > kLargeInputSetBytes ? 2 : 3;
-  layout.plugin_context = format_scenario_name(c);  // fill_inputs and compute_reference rebuild the workload from it
+  // fill_inputs and compute_reference rebuild the workload from the first line; the second is there for the reference
+  // cache's key, which hashes the whole context.
+  layout.plugin_context = format_scenario_name(c) + std::string(kReferenceEngineLine) + reference_engine_setting();
   return layout;
 }
 
@@ -340,7 +346,8 @@ Result<AttentionWorkload> workload_of_layout(const WorkloadLayout& layout) {
     return make_error(fmt::format("the layout has {} tensors, fewer than an attention layout's {}",
                                   layout.tensors.size(), kTensorCuSeqlensQ + 1));
   }
-  const std::string_view name = layout.plugin_context;
+  const std::string_view context = layout.plugin_context;
+  const std::string_view name = context.substr(0, context.find('\n'));
   if (name.empty()) return make_error("the layout carries no scenario name (plugin_context is empty)");
   auto config = parse_scenario_name(name);
   if (!config) return make_error(fmt::format("the layout's scenario '{}': {}", name, config.error().message));
@@ -446,6 +453,23 @@ bool fit_tiles(const AttentionProblem& p, device::ReferenceEngine engine, Refere
 
 }  // namespace
 
+Result<bool> tensor_core_references_by_default() {
+  const char* value = std::getenv(kReferenceEngineVariable);
+  const std::string_view asked = value != nullptr ? value : "";
+  if (asked.empty()) return kTensorCoreReferencesByDefault;
+  if (asked == "tensor-cores") return true;
+  if (asked == "fma") return false;
+  return make_error(fmt::format("{}={} is neither tensor-cores nor fma (unset it for the default, {})",
+                                kReferenceEngineVariable, asked,
+                                kTensorCoreReferencesByDefault ? "tensor-cores" : "fma"));
+}
+
+std::string reference_engine_setting() {
+  const char* value = std::getenv(kReferenceEngineVariable);
+  if (value != nullptr && *value != '\0') return value;
+  return kTensorCoreReferencesByDefault ? "tensor-cores" : "fma";
+}
+
 Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiprocessors, ReferenceEngineChoice choice) {
   const AttentionProblem& p = w.problem;
   ReferenceTiling r;
@@ -459,8 +483,13 @@ Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiproc
   }
   // Tensor cores where asked, or by default where exact and a tiling fits their registers (fp16 MLA, dv 512, does
   // not: its P.V tiles need twice the fp16 budget); FMAs otherwise.
-  const bool try_mma = choice == ReferenceEngineChoice::kTensorCores ||
-                       (choice == ReferenceEngineChoice::kAuto && kTensorCoreReferencesByDefault && mma_exact);
+  bool by_default = false;
+  if (choice == ReferenceEngineChoice::kAuto) {
+    auto setting = tensor_core_references_by_default();
+    if (!setting) return setting.error();
+    by_default = *setting;
+  }
+  const bool try_mma = choice == ReferenceEngineChoice::kTensorCores || (by_default && mma_exact);
   device::SmemPlan plan{};
   if (!try_mma || !fit_tiles(p, device::kReferenceTensorCores, r, plan)) {
     if (choice == ReferenceEngineChoice::kTensorCores) {

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -127,7 +129,8 @@ TEST(AttentionLayout, H01PagedPrefillHasEveryTensorWhereTheProblemSaysAndTheTens
   const std::vector<std::string> names = {"q", "k", "v", "o", "q_v (absent)", "lse (absent)"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(layout.tensors[i].name, names[i]);
   EXPECT_EQ(layout.tensors[kTensorCuSeqlensQ].name, "cu_seqlens_q");
-  EXPECT_EQ(layout.plugin_context, format_scenario_name(case_study(fa3(), "H01")));
+  EXPECT_EQ(layout.plugin_context, format_scenario_name(case_study(fa3(), "H01")) + "\nreference engine: " +
+                                        reference_engine_setting());
   for (std::size_t i : {std::size_t{kTensorQv}, std::size_t{kTensorLse}}) {
     EXPECT_EQ(layout.tensors[i].problem_offset, kNoProblemPointer) << "an absent tensor gets no pointer";
   }
@@ -518,6 +521,79 @@ TEST(AttentionReferenceTiling, PrefillTilesRowsAndDecodeSplitsKeys) {
   EXPECT_GE(mla->chunk, 4);
 }
 
+// Sets $KSEEK_REFERENCE_ENGINE for one scope and puts the environment's own value back after it.
+class ReferenceEngineVariable {
+ public:
+  explicit ReferenceEngineVariable(const char* value) {
+    if (const char* old = std::getenv(kReferenceEngineVariable)) saved_ = old;
+    if (value != nullptr) {
+      ::setenv(kReferenceEngineVariable, value, 1);
+    } else {
+      ::unsetenv(kReferenceEngineVariable);
+    }
+  }
+  ~ReferenceEngineVariable() {
+    if (saved_) {
+      ::setenv(kReferenceEngineVariable, saved_->c_str(), 1);
+    } else {
+      ::unsetenv(kReferenceEngineVariable);
+    }
+  }
+  ReferenceEngineVariable(const ReferenceEngineVariable&) = delete;
+  ReferenceEngineVariable& operator=(const ReferenceEngineVariable&) = delete;
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+// The variable decides what kAuto takes on the same build, and the layout's context (which the reference cache keys
+// on) changes with it, while the workload still reads back from the context's first line.
+TEST(AttentionReferenceTiling, TheEngineVariableChoosesForAutoAndChangesTheReferenceKey) {
+  const AttentionConfig h03 = case_study(fa3(), "H03");
+  const AttentionWorkload w = workload_or_die(h03);
+  std::string fma_context;
+  {
+    const ReferenceEngineVariable fma("fma");
+    auto plan = plan_reference(w, 132);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_EQ(plan->engine, device::kReferenceFma);
+    fma_context = make_workload_layout(w)->plugin_context;
+    EXPECT_EQ(fma_context, format_scenario_name(h03) + "\nreference engine: fma");
+  }
+  {
+    const ReferenceEngineVariable tensor_cores("tensor-cores");
+    auto plan = plan_reference(w, 132);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_EQ(plan->engine, device::kReferenceTensorCores);
+    const WorkloadLayout layout = *make_workload_layout(w);
+    EXPECT_NE(layout.plugin_context, fma_context) << "one engine's references must never be read back as the other's";
+    auto back = workload_of_layout(layout);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(std::memcmp(&back->problem, &w.problem, sizeof(AttentionProblem)), 0);
+    // Where tensor cores are not exact (dv not a multiple of 8) kAuto still takes FMAs.
+    AttentionWorkload odd = w;
+    odd.problem.head_dim_v = 44;
+    auto odd_plan = plan_reference(odd, 132);
+    ASSERT_TRUE(odd_plan.ok()) << odd_plan.error().message;
+    EXPECT_EQ(odd_plan->engine, device::kReferenceFma);
+  }
+  {
+    const ReferenceEngineVariable unset(nullptr);
+    auto plan = plan_reference(w, 132);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_EQ(plan->engine, kTensorCoreReferencesByDefault ? device::kReferenceTensorCores : device::kReferenceFma);
+    EXPECT_EQ(reference_engine_setting(), kTensorCoreReferencesByDefault ? "tensor-cores" : "fma");
+  }
+  {
+    const ReferenceEngineVariable wrong("tensor_cores");
+    auto plan = plan_reference(w, 132);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("KSEEK_REFERENCE_ENGINE=tensor_cores"), std::string::npos)
+        << plan.error().message;
+    EXPECT_TRUE(plan_reference(w, 132, ReferenceEngineChoice::kFma).ok()) << "a forced engine does not read it";
+  }
+}
+
 TEST(AttentionReferenceTiling, TensorCoresTakeWholeMmaTilesWhereTheyAreExact) {
   const AttentionWorkload h03 = workload_or_die(case_study(fa3(), "H03"));  // bf16 d128, 32/8
   auto prefill = plan_reference(h03, 132, ReferenceEngineChoice::kTensorCores);
@@ -693,9 +769,10 @@ TEST(AttentionReference, LaunchesStatsFinishAndOutputWithTheInputsOfTheProblem) 
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   std::vector<std::string> kernels;
   for (const auto& l : host.launches) kernels.push_back(l.kernel);
-  // What evaluations launch (kAuto): the tensor-core kernels once they are the default, the FMA ones until then.
+  // What evaluations launch (kAuto): the tensor-core kernels where they are the default (the build's, or the
+  // environment's), the FMA ones elsewhere.
   EXPECT_EQ(kernels,
-            kTensorCoreReferencesByDefault
+            (tensor_core_references_by_default() && *tensor_core_references_by_default())
                 ? (std::vector<std::string>{"attention_reference_stats_mma", "attention_reference_finish_stats",
                                             "attention_reference_output_mma"})
                 : (std::vector<std::string>{"attention_reference_stats", "attention_reference_finish_stats",

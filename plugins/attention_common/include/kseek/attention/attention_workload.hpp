@@ -130,6 +130,16 @@ enum class ReferenceEngineChoice { kAuto, kFma, kTensorCores };
 // evaluation sizes, timed) have passed on one (docs/benchmarks.md, "References on tensor cores").
 inline constexpr bool kTensorCoreReferencesByDefault = false;
 
+// $KSEEK_REFERENCE_ENGINE overrides that default for kAuto, without a rebuild: "tensor-cores" (wherever they are
+// exact, FMAs elsewhere) or "fma" (everywhere); unset or empty keeps the default. For measuring one engine against
+// the other on the same build, and for stepping back to FMAs should the tensor-core references ever be doubted.
+inline constexpr const char* kReferenceEngineVariable = "KSEEK_REFERENCE_ENGINE";
+// What kAuto takes now: true for tensor cores where exact, or an error naming the variable's value that is neither.
+Result<bool> tensor_core_references_by_default();
+// The setting as the reference cache must key it ("tensor-cores" or "fma", or the variable's unusable value as it
+// is): a reference computed by one engine is never read back as the other's.
+std::string reference_engine_setting();
+
 // How the references cut the problem into CTAs (see attention_device.cu).
 struct ReferenceTiling {
   int engine = 0;  // device::ReferenceEngine (attention_device_params.h stays private to the plugins' code)
