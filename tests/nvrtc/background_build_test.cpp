@@ -129,7 +129,46 @@ TEST_F(BackgroundBuildTest, OnlyWhatIsNotCachedIsAskedFor) {
   background.wait();
   EXPECT_TRUE(background.built_seconds(second)) << background.why_not_built(second);
   EXPECT_FALSE(background.built_seconds(clean));
-  EXPECT_NE(background.why_not_built(clean).find("said nothing"), std::string::npos) << background.why_not_built(clean);
+  EXPECT_NE(background.why_not_built(clean).find("not asked"), std::string::npos) << background.why_not_built(clean);
+}
+
+// A request given twice is built once, and its answer is that build's.
+TEST_F(BackgroundBuildTest, ARequestGivenTwiceIsBuiltOnce) {
+  BuildService builds{BuildCache(cache_dir_)};
+  const CompileRequest clean = request("clean.cu");
+  BackgroundBuild background = BackgroundBuild::start(builds, {clean, clean}, kKseek);
+  ASSERT_TRUE(background.started()) << background.why_not();
+  background.wait();
+  EXPECT_TRUE(background.built_seconds(clean)) << background.why_not_built(clean);
+}
+
+// The requests travel in a temporary file: whatever happens to the build, none is left behind.
+TEST_F(BackgroundBuildTest, NoRequestFileIsLeftBehind) {
+  const auto request_files = [] {
+    int n = 0;
+    const std::string prefix = "kseek-build-" + std::to_string(::getpid()) + "-";
+    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+      n += entry.path().filename().string().rfind(prefix, 0) == 0 ? 1 : 0;
+    }
+    return n;
+  };
+  BuildService builds{BuildCache(cache_dir_)};
+  const CompileRequest clean = request("clean.cu");
+  for (const fs::path& program : {kKseek, fs::path("/bin/false"), fs::path("/nonexistent/kseek")}) {
+    {
+      CompileRequest uncached = another(clean);
+      uncached.source.text += "// for " + program.string() + "\n";  // each program gets a request not yet cached
+      BackgroundBuild background = BackgroundBuild::start(builds, {uncached}, program);
+      ASSERT_TRUE(background.started()) << program << ": " << background.why_not();
+      background.wait();
+    }
+    EXPECT_EQ(request_files(), 0) << program;
+  }
+  {
+    BackgroundBuild never_waited = BackgroundBuild::start(builds, {clean}, kKseek);
+    ASSERT_TRUE(never_waited.started()) << never_waited.why_not();
+  }  // ended and reaped by the destructor
+  EXPECT_EQ(request_files(), 0) << "a build never waited for";
 }
 
 TEST_F(BackgroundBuildTest, NothingStartsWithoutACacheOrWhenEverythingIsThere) {

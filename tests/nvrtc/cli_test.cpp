@@ -152,8 +152,8 @@ TEST(Cli, EvalWithoutAGpuBuildsChecksAndSaysSo) {
   for (const auto& b : j.at("builds")) EXPECT_EQ(b.at("status"), "OK") << b.dump();
 }
 
-// With an empty build cache the seed builds in a child beside the candidate, and the record says so; run again, both
-// are cache hits and nothing is built beside anything.
+// With an empty build cache the seed, the library and the harness build in another kseek beside the candidate, and the
+// record says so for each; run again, all are cache hits and nothing is built beside anything.
 TEST(Cli, EvalBuildsTheSeedLibraryAndHarnessBesideTheCandidateAndRecordsIt) {
   const std::string folder = std::string(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") +
                              "/kseek-cli-beside-" + std::to_string(::getpid()) + "-cache";

@@ -141,7 +141,8 @@ TEST_F(McpCommand, ACampaignAnswersStatusAskClaimGateAndEval) {
 }
 
 // The MCP server has threads, so its evaluations build beside the candidate through another kseek process (never a
-// plain fork); the campaign's record of the evaluation says so for the seed, and nothing stray reaches stdout.
+// plain fork of the server); the campaign's record of the evaluation says so for each of those builds, and nothing
+// stray reaches stdout.
 TEST_F(McpCommand, EvalThroughMcpBuildsTheSeedBesideTheCandidate) {
   const fs::path dir = root_ / "beside";
   const auto init = kseek::testing::run_kseek("init '" + dir.string() + "' --plugin example.softmax", "mcp-test");
@@ -154,11 +155,13 @@ TEST_F(McpCommand, EvalThroughMcpBuildsTheSeedBesideTheCandidate) {
   ASSERT_TRUE(record) << "the evaluation is recorded whether or not a GPU ran it: " << text_of(replies[1]);
   json j = json::parse(*record);
   if (j.contains("record")) j = j["record"];
-  bool seed_beside = false;
+  int beside = 0;
   for (const auto& b : j.at("builds")) {
-    if (b.at("role") == "seed") seed_beside = b.value("built_beside_the_candidate", false);
+    if (b.at("role") == "candidate") continue;
+    EXPECT_TRUE(b.value("built_beside_the_candidate", false)) << b.dump(2);
+    ++beside;
   }
-  EXPECT_TRUE(seed_beside) << j.at("builds").dump(2);
+  EXPECT_EQ(beside, 3) << "the seed, the plugin's device library and the harness kernels: " << j.at("builds").dump(2);
 }
 
 // The issue-18 case: a plugin from an out-of-tree folder given to `init` only. The MCP server, started as a host

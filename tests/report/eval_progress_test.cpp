@@ -1,11 +1,9 @@
 // `kseek eval`'s progress for people: the live line's text (k/N, phase, elapsed, estimate, width), what each mode
-// writes, and that the live line's ticker redraws it before any scenario has finished. It must never depend on timing
-// beyond that one test's generous wait: the ticker may add redraws, so only content is checked.
+// writes, and when the live line's ticker thread starts. It must never depend on timing: the ticker may add redraws,
+// so only content is checked.
 #include <filesystem>
 #include <sstream>
 #include <string>
-
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -107,14 +105,23 @@ TEST(EvalProgress, LiveModeRedrawsOneLineAndKeepsFailures) {
   EXPECT_EQ(text.substr(text.size() - clear.size()), clear);  // finish leaves a clean line for the table
 }
 
-// The build stage is the first part of every evaluation and may take tens of seconds: the live line's elapsed time
-// moves during it, before any scenario has finished (the ticker is there from the start).
-TEST(EvalProgress, LiveModeRedrawsDuringTheBuildStage) {
+// The build stage runs before any scenario finishes, and forks its compile steps (capped_process.hpp), which is safe
+// only while kseek runs one thread: the live line adds its ticker thread with the first finished scenario, not before.
+TEST(EvalProgress, LiveModeAddsNoThreadUntilAScenarioFinishes) {
+  const auto threads = [] {
+    std::size_t n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) n += entry.exists() ? 1 : 0;
+    return n;
+  };
+  const std::size_t before = threads();
   std::ostringstream out;
   EvalProgress progress(out, ProgressMode::kLive, 2, 100);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2200));  // the ticker redraws every second
-  progress.finish();  // joins the ticker: the stream is this thread's alone from here
-  EXPECT_GE(count_of(out.str(), "\r[0/2] building"), 2u) << "one redraw at the start, one by the ticker: " << out.str();
+  EXPECT_EQ(threads(), before) << "the live line started a thread during the build stage";
+  progress.scenario_finished(finished("S01", "PASSED", 1.0, 1.0));
+  EXPECT_EQ(threads(), before + 1) << "the ticker starts with the first finished scenario";
+  progress.finish();
+  EXPECT_EQ(threads(), before);
+  EXPECT_EQ(out.str().rfind("\r[0/2] building", 0), 0u) << out.str();
 }
 
 }  // namespace

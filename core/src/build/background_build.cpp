@@ -1,7 +1,9 @@
 // The parent writes the requests to a file and forks; the child does nothing but move its descriptors, ask to die
 // with its parent, lower its priority and exec `kseek __build FILE` (all system calls, safe after a fork of a threaded
-// process). That kseek compiles each request through a BuildService on the same cache folder and prints a JSON line
-// per request, which the parent reads from a pipe at wait() and keys by cache key.
+// process). That kseek removes the file once read, compiles each request through a BuildService on the same cache
+// folder and prints a JSON line per request, which the parent reads from a pipe at wait() and keys by cache key.
+// It must never run anything but system calls between the fork and the exec, and never leave the process running
+// past its BackgroundBuild.
 #include "kseek/core/build/background_build.hpp"
 
 #include <fcntl.h>
@@ -39,9 +41,13 @@ int above_standard(int fd) {
   return moved;
 }
 
+// A fresh name in the temporary folder, or "" when there is none ($TMPDIR naming a folder that does not exist).
 fs::path request_file_path() {
   static std::atomic<int> counter{0};
-  return fs::temp_directory_path() / fmt::format("kseek-build-{}-{}.json", ::getpid(), counter++);
+  std::error_code ec;
+  const fs::path folder = fs::temp_directory_path(ec);
+  if (ec) return {};
+  return folder / fmt::format("kseek-build-{}-{}.json", ::getpid(), counter++);
 }
 
 std::string first_line(const std::string& text) {
@@ -60,7 +66,12 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const std::vector<C
   }
   json to_build = json::array();
   for (const auto& request : requests) {
-    if (!builds.cached(request)) to_build.push_back(compile_request_to_json(request));
+    const std::string key = build_cache_key(request);
+    if (builds.cached(request)) {
+      background.not_asked_[key] = "not asked: it was in the build cache when the builds started";
+    } else if (background.asked_.insert(key).second) {  // a request given twice is built once
+      to_build.push_back(compile_request_to_json(request));
+    }
   }
   if (to_build.empty()) {
     background.why_not_ = "already in the build cache";
@@ -76,8 +87,18 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const std::vector<C
     return background;
   }
   const fs::path request_file = request_file_path();
-  const json document = {{"cache_folder", builds.cache_folder().string()}, {"requests", std::move(to_build)}};
-  if (auto written = write_file_atomically(request_file, document.dump()); !written) {
+  if (request_file.empty()) {
+    background.why_not_ = "no temporary folder to hand the requests over in (is $TMPDIR a folder?)";
+    return background;
+  }
+  std::string text;
+  try {
+    text = json{{"cache_folder", builds.cache_folder().string()}, {"requests", std::move(to_build)}}.dump();
+  } catch (const json::exception& e) {  // a source or header that is not UTF-8 cannot be JSON text as it is
+    background.why_not_ = std::string("the requests cannot be written as JSON: ") + e.what();
+    return background;
+  }
+  if (auto written = write_file_atomically(request_file, text); !written) {
     background.why_not_ = "cannot write the requests: " + written.error().message;
     return background;
   }
@@ -95,9 +116,9 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const std::vector<C
   if (::pipe2(fds, O_CLOEXEC) != 0) return fail("pipe");
   fds[0] = above_standard(fds[0]);
   fds[1] = above_standard(fds[1]);
-  const int null = above_standard(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (fds[0] < 0 || fds[1] < 0 || null < 0) {
-    for (const int fd : {fds[0], fds[1], null}) {
+  const int dev_null = above_standard(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (fds[0] < 0 || fds[1] < 0 || dev_null < 0) {
+    for (const int fd : {fds[0], fds[1], dev_null}) {
       if (fd >= 0) ::close(fd);
     }
     return fail("descriptors");
@@ -107,24 +128,27 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const std::vector<C
   if (child < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    ::close(null);
+    ::close(dev_null);
     return fail("fork");
   }
   if (child == 0) {
     // Killed when the thread that started it ends (the evaluation waits for it first), and so with the process.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(127);  // the parent ended before the line above took effect
-    ::dup2(null, 0);
+    ::dup2(dev_null, 0);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
-    // The lowest priority, for it and the compilers it starts: these builds fill the cores the candidate's build
-    // leaves idle and never slow it towards its own time limit.
-    (void)::setpriority(PRIO_PROCESS, 0, 19);
+    // Nothing else of the parent's: a descriptor another thread opened without close-on-exec stays there.
+    (void)::close_range(3, ~0U, 0);
+    // A lower priority, for it and the compilers it starts: these builds fill the cores the candidate's build leaves
+    // idle and yield where the two contend. Not the lowest: once the candidate is built the parent waits for these,
+    // and at nice 19 any other work on the machine would starve them (CFS weight 15 against 1024).
+    (void)::setpriority(PRIO_PROCESS, 0, kBesidePriority);
     ::execv(argv[0], const_cast<char* const*>(argv));
     _exit(127);
   }
   ::close(fds[1]);
-  ::close(null);
+  ::close(dev_null);
   background.pid_ = child;
   background.fd_ = fds[0];
   background.request_file_ = request_file;
@@ -136,6 +160,8 @@ BackgroundBuild::BackgroundBuild(BackgroundBuild&& other) noexcept
       fd_(other.fd_),
       waited_(other.waited_),
       request_file_(std::move(other.request_file_)),
+      asked_(std::move(other.asked_)),
+      not_asked_(std::move(other.not_asked_)),
       answers_(std::move(other.answers_)),
       why_not_(std::move(other.why_not_)) {
   other.pid_ = -1;
@@ -143,7 +169,12 @@ BackgroundBuild::BackgroundBuild(BackgroundBuild&& other) noexcept
   other.request_file_.clear();
 }
 
-BackgroundBuild::~BackgroundBuild() { wait(); }
+// Not waited for (the evaluation was left by an exception): nothing will read the results, so the builds end now.
+// The cache's writes are atomic; a build cut short leaves nothing there.
+BackgroundBuild::~BackgroundBuild() {
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  wait();
+}
 
 void BackgroundBuild::wait() {
   if (pid_ <= 0) return;
@@ -175,6 +206,7 @@ void BackgroundBuild::wait() {
     const json answer = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (answer.is_object() && answer.contains("cache_key") && answer.at("cache_key").is_string()) {
       Answer& a = answers_[answer.at("cache_key").get<std::string>()];
+      if (a.built) continue;  // the first build of a key is the one that filled the cache
       a.built = answer.value("built", false);
       a.seconds = answer.value("seconds", 0.0);
       a.why_not = answer.value("why_not", "");
@@ -197,8 +229,11 @@ std::optional<double> BackgroundBuild::built_seconds(const CompileRequest& reque
 }
 
 std::string BackgroundBuild::why_not_built(const CompileRequest& request) const {
+  const std::string key = build_cache_key(request);
+  if (const auto not_asked = not_asked_.find(key); not_asked != not_asked_.end()) return not_asked->second;
   if (!started()) return why_not_;
-  const auto it = answers_.find(build_cache_key(request));
+  if (asked_.count(key) == 0) return "not asked: not among the requests it was given";
+  const auto it = answers_.find(key);
   if (it != answers_.end()) return it->second.built ? "" : it->second.why_not;
   if (!waited_) return "not waited for";
   return why_not_.empty() ? "the build process said nothing of it" : why_not_;
@@ -210,6 +245,8 @@ int serve_background_builds(const fs::path& request_file, std::ostream& out) {
     out << "kseek __build: " << text.error().message << "\n";
     return 2;
   }
+  std::error_code ec;
+  fs::remove(request_file, ec);  // read: nothing is left behind should the starting process be killed
   const json document = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!document.is_object() || !document.contains("cache_folder") || !document.at("cache_folder").is_string() ||
       !document.contains("requests") || !document.at("requests").is_array()) {

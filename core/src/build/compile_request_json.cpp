@@ -1,5 +1,6 @@
 // Every field of CompileRequest is listed once here for both directions (json_binding); the pipeline is written by
-// name so that a reordered enum cannot change a request in flight between two builds of kseek.
+// name so that a reordered enum cannot change a request in flight between two builds of kseek. It must never read a
+// key it does not know into a request: an unknown key is an error.
 #include "kseek/core/build/compile_request_json.hpp"
 
 #include "kseek/core/util/json_binding.hpp"

@@ -77,10 +77,12 @@ EvalProgress::EvalProgress(std::ostream& out, ProgressMode mode, std::size_t tot
       width_(width == 0 ? terminal_width(STDERR_FILENO) : width),
       started_(std::chrono::steady_clock::now()) {
   if (mode_ != ProgressMode::kLive) return;
-  {
-    std::lock_guard lock(mutex_);
-    redraw_locked();
-  }
+  std::lock_guard lock(mutex_);
+  redraw_locked();
+}
+
+void EvalProgress::start_ticker_locked() {
+  if (ticker_.joinable() || stopping_) return;
   ticker_ = std::thread([this] {
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) redraw_locked();
@@ -96,6 +98,7 @@ void EvalProgress::scenario_finished(const ScenarioOutcome& r) {
     out_ << format_scenario_line(r) << "\n" << std::flush;
     return;
   }
+  start_ticker_locked();
   ++done_;
   scenario_seconds_ += r.wall_seconds.value_or(0.0);
   last_scenario_ = r.scenario;

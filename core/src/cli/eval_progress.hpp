@@ -44,8 +44,10 @@ std::string format_scenario_line(const ScenarioOutcome& scenario);
 
 class EvalProgress {
  public:
-  // In kLive mode a ticker thread redraws the line once a second so that "elapsed" moves during the builds and between
-  // scenarios (the builds beside the candidate start another kseek, never a plain fork: threads are no obstacle).
+  // In kLive mode a ticker thread redraws the line once a second so that "elapsed" moves between scenarios. It starts
+  // with the first finished scenario, not here: the builds before it run their compile steps in plain forks of this
+  // process (capped_process.hpp), and a fork taken while another thread holds a lock can leave the child waiting on
+  // it for ever; the builds beside the candidate are another kseek, exec'd at once, and need no such care.
   EvalProgress(std::ostream& out, ProgressMode mode, std::size_t total, std::size_t width = 0);
   ~EvalProgress();
   EvalProgress(const EvalProgress&) = delete;
@@ -57,6 +59,7 @@ class EvalProgress {
 
  private:
   void redraw_locked();
+  void start_ticker_locked();
   ProgressSnapshot snapshot_locked() const;
 
   std::ostream& out_;

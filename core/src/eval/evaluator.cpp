@@ -81,11 +81,11 @@ WorkerProgram worker_program(const EvaluationSettings& settings) {
 }
 
 // The kseek that builds beside the candidate (`kseek __build`): the settings' worker executable, which is a kseek,
-// else this one; a test's stand-in worker is no kseek, so this one then too.
+// else this very image through /proc/self/exe, which still opens after the file was replaced or deleted (a long
+// `kseek mcp` outlives a rebuild) and so always computes the cache keys this process computes.
 fs::path build_executable(const EvaluationSettings& settings) {
   if (!settings.worker_executable.empty()) return settings.worker_executable;
-  auto self = self_executable();
-  return self ? *self : fs::path();
+  return "/proc/self/exe";
 }
 
 // The record's opening: what was evaluated, with what, how. The plugin library is named by its file only: records
@@ -205,10 +205,14 @@ CompileRequest harness_request(const std::string& arch) {
 // (the build here was then the cache read that followed), else why it did not, when the build here was not a hit.
 void note_built_beside(RecordedBuild& recorded, const CompileOutput& here, const CompileRequest& request,
                        const BackgroundBuild& beside) {
-  if (const auto seconds = beside.built_seconds(request); seconds && here.cache_hit) {
+  const auto seconds = beside.built_seconds(request);
+  if (seconds && here.cache_hit) {
     recorded.build_seconds = *seconds;
     recorded.cache_hit = false;
     recorded.unmodelled["built_beside_the_candidate"] = true;
+  } else if (seconds) {
+    recorded.unmodelled["not_built_beside_the_candidate"] =
+        "built there, but not read back from the build cache here (the store was refused or the entry discarded)";
   } else if (!here.cache_hit) {
     recorded.unmodelled["not_built_beside_the_candidate"] = beside.why_not_built(request);
   }

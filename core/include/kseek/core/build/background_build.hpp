@@ -5,7 +5,7 @@
 // one is not. Nothing crosses back but which requests it built and how long each took; the caller then compiles the
 // same requests itself, which reads the cache (or, where the other process failed, builds again and so gets the
 // failure's own log). It must never let that process write to this one's stdin or stdout (under `kseek mcp` they
-// carry JSON-RPC), nor outlive this one.
+// carry JSON-RPC), nor outlive this one (its own compiler processes end at their CPU-time caps at the latest).
 #pragma once
 
 #include <sys/types.h>
@@ -14,6 +14,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ namespace kseek {
 // fa3-h200 candidate and the seed built side by side took 67.4 and 70.8 s against 66.3 and 66.9 s one after the other
 // (2026-12-04). With many cores each build's slowest kernels leave the others idle, which the other build fills.
 inline constexpr int kMinBuildThreadsBeside = 4;
+
+// The nice value of the other process and its compilers (background_build.cpp says why not 19).
+inline constexpr int kBesidePriority = 10;
 
 class BackgroundBuild {
  public:
@@ -38,7 +42,7 @@ class BackgroundBuild {
   BackgroundBuild& operator=(BackgroundBuild&&) = delete;
   BackgroundBuild(const BackgroundBuild&) = delete;
   BackgroundBuild& operator=(const BackgroundBuild&) = delete;
-  ~BackgroundBuild();  // waits for a process still running
+  ~BackgroundBuild();  // ends and reaps a process not waited for
 
   bool started() const { return pid_ > 0 || waited_; }
   // Why nothing was started, or why the process ended without an answer (its exit and first line of output).
@@ -63,7 +67,9 @@ class BackgroundBuild {
   int fd_ = -1;
   bool waited_ = false;
   std::filesystem::path request_file_;
-  std::map<std::string, Answer> answers_;  // by cache key: what the process said of each request it was given
+  std::set<std::string> asked_;                  // cache keys of the requests handed over
+  std::map<std::string, std::string> not_asked_;  // by cache key: the requests left here, and why
+  std::map<std::string, Answer> answers_;         // by cache key: what the process said of each request it was given
   std::string why_not_;
 };
 

@@ -37,6 +37,7 @@ struct CompileRequest {
   // when none are. Part of the cache key, since an include path names a folder whose contents may change.
   std::string toolkit_identity;
   BuildPipeline pipeline = BuildPipeline::kDefault;
+  friend bool operator==(const CompileRequest&, const CompileRequest&) = default;
 };
 
 // Per-kernel resources as ptxas reports them (`--ptxas-options=-v`).
