@@ -177,9 +177,51 @@ TEST_F(PlanValidation, PlanReserved) {
   expect_error({"reserved is 3", "must be 0"});
 }
 
-TEST_F(PlanValidation, LaunchReserved) {
-  plan.launches[1].reserved = 5;
-  expect_error({"launch 1 (attn_combine)", "reserved is 5"});
+TEST_F(PlanValidation, LaunchFlagsOtherThanWithPrevious) {
+  plan.launches[1].flags = 5;
+  expect_error({"launch 1 (attn_combine)", "flags is 0x5", "only kLaunchWithPrevious (0x1)"});
+}
+
+TEST_F(PlanValidation, TheFirstLaunchHasNoneToStartWith) {
+  plan.launches[0].flags = kLaunchWithPrevious;
+  expect_error({"launch 0 (attn_split)", "the first launch has no launch before it"});
+}
+
+TEST_F(PlanValidation, WithPreviousIsKeptPerLaunch) {
+  plan.launches[1].reserved = 0;  // a plan written before flags existed still compiles and means the same
+  plan.launches[2].flags = kLaunchWithPrevious;
+  const auto result = validate();
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_FALSE(result->launches[0].with_previous);
+  EXPECT_FALSE(result->launches[1].with_previous);
+  EXPECT_TRUE(result->launches[2].with_previous);
+}
+
+// Lanes for a plan given as its with_previous flags, written "lane/fork_before/join_after" per launch.
+std::vector<std::string> lanes_of(std::initializer_list<bool> with_previous) {
+  std::vector<ValidatedLaunch> launches;
+  for (const bool w : with_previous) launches.push_back(ValidatedLaunch{.with_previous = w});
+  std::vector<std::string> out;
+  for (const LaunchLane& l : plan_lanes(launches)) {
+    out.push_back(std::to_string(l.lane) + "/" + std::to_string(l.fork_before) + "/" + std::to_string(l.join_after));
+  }
+  return out;
+}
+
+TEST(PlanLanes, OneAfterTheOtherStaysOnTheStream) {
+  EXPECT_EQ(lanes_of({false}), (std::vector<std::string>{"0/0/0"}));
+  EXPECT_EQ(lanes_of({false, false, false}), (std::vector<std::string>{"0/0/0", "0/0/0", "0/0/0"}));
+  EXPECT_TRUE(lanes_of({}).empty());
+}
+
+TEST(PlanLanes, AGroupForksBeforeItsFirstLaunchAndJoinsAfterItsLast) {
+  // prefill + decode side by side, then a combine after both.
+  EXPECT_EQ(lanes_of({false, true, false}), (std::vector<std::string>{"0/1/0", "1/0/1", "0/0/0"}));
+  // a group of three that ends the plan: the join still comes (the timed window's end follows it).
+  EXPECT_EQ(lanes_of({false, true, true}), (std::vector<std::string>{"0/2/0", "1/0/0", "2/0/2"}));
+  // two groups: each forks and joins its own lanes, from lane 1 again.
+  EXPECT_EQ(lanes_of({false, true, false, false, true}),
+            (std::vector<std::string>{"0/1/0", "1/0/1", "0/0/0", "0/1/0", "1/0/1"}));
 }
 
 TEST_F(PlanValidation, KernelNameNotTerminated) {

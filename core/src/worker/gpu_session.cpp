@@ -86,6 +86,8 @@ GpuSession::~GpuSession() {
   for (CUmodule module : modules_) api_->cuModuleUnload_fn(module);
   if (start_) api_->cuEventDestroy_fn(start_);
   if (stop_) api_->cuEventDestroy_fn(stop_);
+  for (CUevent event : lane_events_) api_->cuEventDestroy_fn(event);
+  for (CUstream lane : lanes_) api_->cuStreamDestroy_fn(lane);
   if (stream_) api_->cuStreamDestroy_fn(stream_);
   api_->cuDevicePrimaryCtxRelease_fn(device_);
 }
@@ -263,7 +265,11 @@ DeviceProperties GpuSession::properties() const {
 
 Result<void> GpuSession::launch_function(CUfunction function, const std::array<unsigned, 3>& grid,
                                          const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& cluster,
-                                         unsigned dynamic_smem, void* params, const std::string& what) {
+                                         unsigned dynamic_smem, void* params, const std::string& what,
+                                         std::size_t lane) {
+  if (lane > lanes_.size()) {
+    return make_error(fmt::format("launching {}: lane {} was never forked (fork_lanes first)", what, lane));
+  }
   CUlaunchConfig config{};
   config.gridDimX = grid[0];
   config.gridDimY = grid[1];
@@ -272,7 +278,7 @@ Result<void> GpuSession::launch_function(CUfunction function, const std::array<u
   config.blockDimY = block[1];
   config.blockDimZ = block[2];
   config.sharedMemBytes = dynamic_smem;
-  config.hStream = stream_;
+  config.hStream = lane == 0 ? stream_ : lanes_[lane - 1];
   CUlaunchAttribute attribute{};
   if (cluster[0] * cluster[1] * cluster[2] > 1) {
     attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -285,6 +291,42 @@ Result<void> GpuSession::launch_function(CUfunction function, const std::array<u
   void* arguments[] = {params};
   return cuda_check(*api_, api_->cuLaunchKernelEx_fn(&config, function, arguments, nullptr),
                     fmt::format("launching {}", what));
+}
+
+Result<void> GpuSession::fork_lanes(std::size_t count) {
+  if (count == 0) return Ok{};
+  if (lane_events_.empty()) {
+    CUevent event = nullptr;
+    KSEEK_TRY(cuda_check(*api_, api_->cuEventCreate_fn(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate (lane 0)"));
+    lane_events_.push_back(event);
+  }
+  while (lanes_.size() < count) {
+    CUstream lane = nullptr;
+    KSEEK_TRY(cuda_check(*api_, api_->cuStreamCreate_fn(&lane, CU_STREAM_NON_BLOCKING),
+                         fmt::format("cuStreamCreate (lane {})", lanes_.size() + 1)));
+    lanes_.push_back(lane);
+    CUevent event = nullptr;
+    KSEEK_TRY(cuda_check(*api_, api_->cuEventCreate_fn(&event, CU_EVENT_DISABLE_TIMING),
+                         fmt::format("cuEventCreate (lane {})", lanes_.size())));
+    lane_events_.push_back(event);
+  }
+  KSEEK_TRY(cuda_check(*api_, api_->cuEventRecord_fn(lane_events_[0], stream_), "cuEventRecord (fork)"));
+  for (std::size_t k = 1; k <= count; ++k) {
+    KSEEK_TRY(cuda_check(*api_, api_->cuStreamWaitEvent_fn(lanes_[k - 1], lane_events_[0], 0),
+                         fmt::format("cuStreamWaitEvent (lane {} after lane 0)", k)));
+  }
+  return Ok{};
+}
+
+Result<void> GpuSession::join_lanes(std::size_t count) {
+  if (count > lanes_.size()) return make_error(fmt::format("joining {} lanes of {} forked", count, lanes_.size()));
+  for (std::size_t k = 1; k <= count; ++k) {
+    KSEEK_TRY(cuda_check(*api_, api_->cuEventRecord_fn(lane_events_[k], lanes_[k - 1]),
+                         fmt::format("cuEventRecord (lane {})", k)));
+    KSEEK_TRY(cuda_check(*api_, api_->cuStreamWaitEvent_fn(stream_, lane_events_[k], 0),
+                         fmt::format("cuStreamWaitEvent (lane 0 after lane {})", k)));
+  }
+  return Ok{};
 }
 
 std::uint64_t GpuSession::harness_blocks(std::uint64_t work_items) const {

@@ -299,7 +299,13 @@ Result<ValidatedPlan> validate_plan(
     auto name = kernel_name_of(l, i);
     if (!name) return name.error();
     const std::string where = fmt::format("launch {} ({})", i, *name);
-    if (l.reserved != 0) return invalid(where, fmt::format("reserved is {}, must be 0", l.reserved));
+    if ((l.flags & ~static_cast<unsigned>(kLaunchWithPrevious)) != 0) {
+      return invalid(where, fmt::format("flags is {:#x}, only kLaunchWithPrevious ({:#x}) is defined", l.flags,
+                                        static_cast<unsigned>(kLaunchWithPrevious)));
+    }
+    if (i == 0 && (l.flags & kLaunchWithPrevious) != 0) {
+      return invalid(where, "flags has kLaunchWithPrevious, but the first launch has no launch before it");
+    }
 
     auto cached = attributes.find(*name);
     if (cached == attributes.end()) {
@@ -329,6 +335,7 @@ Result<ValidatedPlan> validate_plan(
     v.cluster = *cluster;
     v.set_cluster_dims = !is_no_cluster(l.cluster);
     v.dynamic_smem_bytes = l.dynamic_smem_bytes;
+    v.with_previous = (l.flags & kLaunchWithPrevious) != 0;
     out.launches.push_back(std::move(v));
 
     if (l.dynamic_smem_bytes > attrs.dynamic_smem_limit_now) {
@@ -349,6 +356,21 @@ Result<ValidatedPlan> validate_plan(
   }
   out.total_launches = out.launches.size();
   return out;
+}
+
+std::vector<LaunchLane> plan_lanes(const std::vector<ValidatedLaunch>& launches) {
+  std::vector<LaunchLane> lanes(launches.size());
+  for (std::size_t first = 0; first < launches.size();) {
+    std::size_t end = first + 1;  // one past the group that starts at `first`
+    while (end < launches.size() && launches[end].with_previous) ++end;
+    const std::size_t others = end - first - 1;
+    for (std::size_t i = first + 1; i < end; ++i) lanes[i].lane = i - first;
+    // The fork comes before the group's first launch: a lane that waited for lane 0 after it would wait for it.
+    lanes[first].fork_before = others;
+    lanes[end - 1].join_after = others;
+    first = end;
+  }
+  return lanes;
 }
 
 }  // namespace kseek

@@ -376,16 +376,27 @@ class ScenarioRunner {
     return args;
   }
 
+  // The plan's launches in order on the session's stream, except that a group joined by kLaunchWithPrevious runs
+  // side by side on lanes forked from it before the group and joined back into it after (plan_lanes): whatever
+  // follows on the stream, the end of a timed window included, comes after every launch of the plan.
   std::optional<Verdict> enqueue(Side& side, std::vector<std::byte>& args) {
+    const std::vector<LaunchLane> lanes = plan_lanes(side.plan.launches);
     for (std::size_t i = 0; i < side.plan.launches.size(); ++i) {
       const auto& l = side.plan.launches[i];
+      const std::string what = fmt::format("{} launch {} ({})", side.role, i, l.kernel);
+      if (auto forked = session_.fork_lanes(lanes[i].fork_before); !forked) {
+        return Verdict{Status::kLaunchError, fmt::format("{}: {}", what, forked.error().message)};
+      }
       const std::array<unsigned, 3> cluster = l.set_cluster_dims
                                                   ? std::array<unsigned, 3>{l.cluster.x, l.cluster.y, l.cluster.z}
                                                   : std::array<unsigned, 3>{1, 1, 1};
       auto launched = session_.launch_function(side.functions[i], {l.grid.x, l.grid.y, l.grid.z},
                                                {l.block.x, l.block.y, l.block.z}, cluster, l.dynamic_smem_bytes,
-                                               args.data(), fmt::format("{} launch {} ({})", side.role, i, l.kernel));
+                                               args.data(), what, lanes[i].lane);
       if (!launched) return Verdict{Status::kLaunchError, launched.error().message};
+      if (auto joined = session_.join_lanes(lanes[i].join_after); !joined) {
+        return Verdict{Status::kLaunchError, fmt::format("{}: {}", what, joined.error().message)};
+      }
     }
     return std::nullopt;
   }

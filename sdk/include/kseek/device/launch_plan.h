@@ -15,14 +15,28 @@ struct PlanDim3 {
   unsigned x, y, z;
 };
 
-// One kernel launch, in the order the plan lists them, all on the harness's stream.
+// PlannedLaunch::flags.
+enum PlannedLaunchFlag : unsigned {
+  // Starts together with the launch before it instead of after it. Consecutive launches joined this way form a group:
+  // its launches wait for everything before the group, run side by side (each on its own stream), and everything after
+  // the group waits for all of them, the end of a timed window included. For kernels that share nothing and each
+  // leave part of the GPU idle (long prefill rows on some SMs while short decode rows take the rest). Not on the first
+  // launch. Launches of a group must not depend on one another's results: their order is not defined.
+  kLaunchWithPrevious = 1u,
+};
+
+// One kernel launch, in the order the plan lists them, one after the other on the harness's stream unless flags say
+// otherwise.
 struct PlannedLaunch {
   char kernel[kKernelNameBytes];  // NUL-terminated name of an extern "C" __global__ of the candidate
   PlanDim3 grid;
   PlanDim3 block;
   PlanDim3 cluster;             // {0,0,0} or {1,1,1}: no cluster
   unsigned dynamic_smem_bytes;  // the harness raises the kernel's dynamic smem limit to this when needed
-  unsigned reserved;
+  union {
+    unsigned flags;     // PlannedLaunchFlag bits; 0: after the launch before it
+    unsigned reserved;  // its name before flags existed (it had to be 0): plans that zero it still compile
+  };
 };
 
 enum TensorMapSwizzle : unsigned {

@@ -22,7 +22,8 @@ namespace kseek::gpu {
   X(cuMemsetD8Async) X(cuMemcpyDtoDAsync) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy)                   \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString) X(cuTensorMapEncodeTiled) X(cuCtxSetLimit)         \
-  X(cuCtxResetPersistingL2Cache) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)
+  X(cuCtxResetPersistingL2Cache) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)  \
+  X(cuStreamWaitEvent)
 // clang-format on
 
 struct DriverApi {

@@ -63,10 +63,18 @@ class GpuSession final : public DeviceHost {
                                   std::uint64_t elements, std::uint64_t a_offset = 0);
   Result<void> flush_l2();
 
-  // Launch with the cluster attribute when a cluster is asked for; params is one struct by value.
+  // Launch with the cluster attribute when a cluster is asked for; params is one struct by value. `lane` 0 is the
+  // session's stream, lanes 1.. streams beside it (below).
   Result<void> launch_function(CUfunction function, const std::array<unsigned, 3>& grid,
                                const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& cluster,
-                               unsigned dynamic_smem, void* params, const std::string& what);
+                               unsigned dynamic_smem, void* params, const std::string& what, std::size_t lane = 0);
+
+  // Lanes beside the session's stream, for a plan's launches that run side by side (kLaunchWithPrevious): made on
+  // first use (non-blocking, like the session's), kept for the session. fork_lanes makes lanes 1..count wait for all
+  // that was enqueued on lane 0 so far; join_lanes makes lane 0 wait for all that was enqueued on lanes 1..count, so
+  // that what follows on lane 0 (another launch, the end of a timed window, a synchronisation) comes after them.
+  Result<void> fork_lanes(std::size_t count);
+  Result<void> join_lanes(std::size_t count);
 
   // Milliseconds between two events recorded around `body` on the session's stream.
   Result<double> time_ms(const std::function<Result<void>()>& body);
@@ -103,6 +111,10 @@ class GpuSession final : public DeviceHost {
   CUstream stream_ = nullptr;
   CUevent start_ = nullptr;
   CUevent stop_ = nullptr;
+  // lanes_[k] is lane k + 1; lane_events_[k] marks a point on lane k (lane_events_[0] on the session's stream). A wait
+  // takes the event's state when it is enqueued, so one event per lane serves every fork and join.
+  std::vector<CUstream> lanes_;
+  std::vector<CUevent> lane_events_;
   GpuDescription identity_;
   CUmodule plugin_module_ = nullptr;
   CUmodule harness_module_ = nullptr;

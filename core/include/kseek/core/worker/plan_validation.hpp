@@ -65,6 +65,7 @@ struct ValidatedLaunch {
   PlanDim3 cluster{1, 1, 1};      // the cluster the blocks run in: {1,1,1} when none, the compiled one if any
   bool set_cluster_dims = false;  // true only when the launch must pass the cluster dimension attribute
   unsigned dynamic_smem_bytes = 0;
+  bool with_previous = false;  // kLaunchWithPrevious: starts with the launch before it (never on the first)
 };
 
 // A kernel whose dynamic shared-memory limit must be raised (cuFuncSetAttribute) before its launches.
@@ -88,6 +89,16 @@ struct ValidatedPlan {
   std::uint64_t workspace_bytes = 0;
   std::size_t total_launches = 0;
 };
+
+// Where each launch of a plan goes: the stream ("lane") it is enqueued on, lane 0 being the harness's own, and what
+// must be enqueued around it so that a group of launches joined by kLaunchWithPrevious runs side by side yet starts
+// after everything before it and ends before anything after it.
+struct LaunchLane {
+  std::size_t lane = 0;         // 0 for a group's first launch (and every launch outside a group), 1.. for the others
+  std::size_t fork_before = 0;  // lanes 1..fork_before wait for lane 0 before this launch is enqueued (a group starts)
+  std::size_t join_after = 0;   // lane 0 waits for lanes 1..join_after after this launch is enqueued (a group ends)
+};
+std::vector<LaunchLane> plan_lanes(const std::vector<ValidatedLaunch>& launches);
 
 // Returns the normalised plan, or the first violation as one line naming the launch index and kernel (or the
 // tensor-map index and tensor), the field, the value and the limit. A failure is the candidate's LAUNCH_ERROR;
