@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -187,6 +188,28 @@ TEST(Cli, EvalBuildsTheSeedLibraryAndHarnessBesideTheCandidateAndRecordsIt) {
     EXPECT_FALSE(b.contains("not_built_beside_the_candidate")) << b.dump();
     EXPECT_EQ(b.value("cache_hit", false), true) << b.dump();
   }
+  std::filesystem::remove_all(folder);
+}
+
+// What a person reads: each build line says how long it took and where it was made.
+TEST(Cli, EvalSaysOfEachBuildWhereItWasMade) {
+  const std::string folder = std::string(std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "/tmp") +
+                             "/kseek-cli-build-lines-" + std::to_string(::getpid()) + "-cache";
+  std::filesystem::remove_all(folder);
+  const std::string command = "KSEEK_BUILD_THREADS=4 KSEEK_CACHE_DIR='" + folder + "' '" + std::string(KSEEK_EXE) +
+                              "' eval " + fs_root() +
+                              "/tests/adversarial/example_softmax/slower_10pct.cu --plugin example.softmax --set small "
+                              "--correctness-only 2>/dev/null";
+  const std::string cold = kseek::testing::run_command(command).out;
+  for (const char* role : {"seed", "plugin device library", "harness kernels"}) {
+    EXPECT_TRUE(
+        std::regex_search(cold, std::regex(std::string("build ") + role + " +OK .*[0-9] s \\(beside the candidate\\)")))
+        << role << ":\n"
+        << cold;
+  }
+  const std::string warm = kseek::testing::run_command(command).out;
+  EXPECT_TRUE(std::regex_search(warm, std::regex("build harness kernels +OK +[0-9.]+ s \\(cached\\)"))) << warm;
+  EXPECT_EQ(warm.find("beside the candidate"), std::string::npos) << warm;
   std::filesystem::remove_all(folder);
 }
 

@@ -83,12 +83,20 @@ void print_record(const EvaluationRecord& record, const EvalArgs& args, Table& t
         max_registers = std::max(max_registers, k.registers);
         spills += k.spill_store_bytes + k.spill_load_bytes;
       }
-      resources = fmt::format("{} kernels, max {} registers, {} B spilled, {} names checked, {:.2f} s{}",
-                              b.kernels->size(), max_registers, spills, b.names_inspected.value_or(0),
-                              b.build_seconds.value_or(0.0), b.cache_hit.value_or(false) ? " (cached)" : "");
+      resources = fmt::format("{} kernels, max {} registers, {} B spilled, {} names checked, ", b.kernels->size(),
+                              max_registers, spills, b.names_inspected.value_or(0));
     }
-    std::cout << fmt::format("build {:<22} {:<20} {}{}\n", b.role, to_string(b.status), resources,
-                             b.message.value_or(""));
+    if (b.build_seconds) {
+      resources += fmt::format("{:.2f} s", *b.build_seconds);
+      if (b.unmodelled.value("built_beside_the_candidate", false)) {
+        resources += " (beside the candidate)";
+      } else if (b.cache_hit.value_or(false)) {
+        resources += " (cached)";
+      }
+    }
+    const std::string message = b.message.value_or("");
+    std::cout << fmt::format("build {:<22} {:<20} {}{}{}\n", b.role, to_string(b.status), resources,
+                             resources.empty() || message.empty() ? "" : "; ", message);
     std::cout << ptxas_notes_text(b);
   }
   if (record.environment && record.environment->name) {
