@@ -268,7 +268,7 @@ Result<void> GpuSession::launch_function(CUfunction function, const std::array<u
                                          unsigned dynamic_smem, void* params, const std::string& what,
                                          std::size_t lane) {
   if (lane > lanes_.size()) {
-    return make_error(fmt::format("launching {}: lane {} was never forked (fork_lanes first)", what, lane));
+    return make_error(fmt::format("launching {}: lane {} was never made (make_lanes first)", what, lane));
   }
   CUlaunchConfig config{};
   config.gridDimX = grid[0];
@@ -293,7 +293,7 @@ Result<void> GpuSession::launch_function(CUfunction function, const std::array<u
                     fmt::format("launching {}", what));
 }
 
-Result<void> GpuSession::fork_lanes(std::size_t count) {
+Result<void> GpuSession::make_lanes(std::size_t count) {
   if (count == 0) return Ok{};
   if (lane_events_.empty()) {
     CUevent event = nullptr;
@@ -301,15 +301,26 @@ Result<void> GpuSession::fork_lanes(std::size_t count) {
     lane_events_.push_back(event);
   }
   while (lanes_.size() < count) {
+    // A stream and its event are kept together or not at all: lane_events_ holds one more than lanes_.
     CUstream lane = nullptr;
     KSEEK_TRY(cuda_check(*api_, api_->cuStreamCreate_fn(&lane, CU_STREAM_NON_BLOCKING),
                          fmt::format("cuStreamCreate (lane {})", lanes_.size() + 1)));
-    lanes_.push_back(lane);
     CUevent event = nullptr;
-    KSEEK_TRY(cuda_check(*api_, api_->cuEventCreate_fn(&event, CU_EVENT_DISABLE_TIMING),
-                         fmt::format("cuEventCreate (lane {})", lanes_.size())));
+    if (auto made = cuda_check(*api_, api_->cuEventCreate_fn(&event, CU_EVENT_DISABLE_TIMING),
+                               fmt::format("cuEventCreate (lane {})", lanes_.size() + 1));
+        !made) {
+      api_->cuStreamDestroy_fn(lane);
+      return made.error();
+    }
+    lanes_.push_back(lane);
     lane_events_.push_back(event);
   }
+  return Ok{};
+}
+
+Result<void> GpuSession::fork_lanes(std::size_t count) {
+  if (count == 0) return Ok{};
+  if (count > lanes_.size()) return make_error(fmt::format("forking {} lanes of {} made", count, lanes_.size()));
   KSEEK_TRY(cuda_check(*api_, api_->cuEventRecord_fn(lane_events_[0], stream_), "cuEventRecord (fork)"));
   for (std::size_t k = 1; k <= count; ++k) {
     KSEEK_TRY(cuda_check(*api_, api_->cuStreamWaitEvent_fn(lanes_[k - 1], lane_events_[0], 0),
@@ -319,7 +330,7 @@ Result<void> GpuSession::fork_lanes(std::size_t count) {
 }
 
 Result<void> GpuSession::join_lanes(std::size_t count) {
-  if (count > lanes_.size()) return make_error(fmt::format("joining {} lanes of {} forked", count, lanes_.size()));
+  if (count > lanes_.size()) return make_error(fmt::format("joining {} lanes of {} made", count, lanes_.size()));
   for (std::size_t k = 1; k <= count; ++k) {
     KSEEK_TRY(cuda_check(*api_, api_->cuEventRecord_fn(lane_events_[k], lanes_[k - 1]),
                          fmt::format("cuEventRecord (lane {})", k)));

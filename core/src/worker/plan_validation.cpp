@@ -3,11 +3,17 @@
 #include "kseek/core/worker/plan_validation.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 
 #include <fmt/format.h>
 
 namespace kseek {
+
+// kLaunchWithPrevious took the place of PlannedLaunch::reserved: the layout candidates compile against is unchanged.
+static_assert(sizeof(PlannedLaunch) == 108 && offsetof(PlannedLaunch, flags) == 104,
+              "PlannedLaunch's layout is the candidate ABI's (kLaunchPlanAbiVersion 1)");
+
 
 DeviceLimits DeviceLimits::hopper_h100_like() {
   DeviceLimits l;

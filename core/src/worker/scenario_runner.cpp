@@ -106,6 +106,7 @@ class ScenarioRunner {
     std::string role;  // "candidate" or "seed"
     CUmodule module = nullptr;
     ValidatedPlan plan;
+    std::vector<LaunchLane> lanes;  // plan_lanes(plan.launches), made once: nothing of it is computed while timed
     std::vector<CUfunction> functions;
     DeviceBuffer workspace;
   };
@@ -257,16 +258,23 @@ class ScenarioRunner {
     auto validated = validate_plan(plan, limits, attributes_of, tensors, job_.max_workspace_bytes);
     if (!validated) return Verdict{Status::kLaunchError, fmt::format("{}: {}", side.role, validated.error().message)};
     side.plan = std::move(*validated);
+    side.lanes = plan_lanes(side.plan.launches);
+    // The streams a group of launches needs are made here, before anything is timed.
+    std::size_t lanes_needed = 0;
+    for (const LaunchLane& lane : side.lanes) lanes_needed = std::max(lanes_needed, lane.fork_before);
+    if (auto made = session_.make_lanes(lanes_needed); !made) return infrastructure(made.error());
     json launches = json::array();
     for (const auto& launch : side.plan.launches) {
       auto fn = session_.function(side.module, side.role, launch.kernel);
       if (!fn) return Verdict{Status::kLaunchError, fn.error().message};
       side.functions.push_back(*fn);
-      launches.push_back({{"kernel", launch.kernel},
-                          {"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
-                          {"block", {launch.block.x, launch.block.y, launch.block.z}},
-                          {"cluster", {launch.cluster.x, launch.cluster.y, launch.cluster.z}},
-                          {"dynamic_smem_bytes", launch.dynamic_smem_bytes}});
+      json recorded = {{"kernel", launch.kernel},
+                       {"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
+                       {"block", {launch.block.x, launch.block.y, launch.block.z}},
+                       {"cluster", {launch.cluster.x, launch.cluster.y, launch.cluster.z}},
+                       {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
+      if (launch.with_previous) recorded["with_previous"] = true;
+      launches.push_back(std::move(recorded));
     }
     for (const auto& raise : side.plan.smem_limit_raises) {
       auto fn = session_.function(side.module, side.role, raise.kernel);
@@ -379,23 +387,35 @@ class ScenarioRunner {
   // The plan's launches in order on the session's stream, except that a group joined by kLaunchWithPrevious runs
   // side by side on lanes forked from it before the group and joined back into it after (plan_lanes): whatever
   // follows on the stream, the end of a timed window included, comes after every launch of the plan.
+  // A failure inside a group still joins the lanes forked for it (best effort), so that the session's stream again
+  // comes after everything enqueued, and a fork or join the driver refuses is a harness failure, or the candidate's
+  // sticky fault (infrastructure() tells them apart), never the candidate's launch error.
   std::optional<Verdict> enqueue(Side& side, std::vector<std::byte>& args) {
-    const std::vector<LaunchLane> lanes = plan_lanes(side.plan.launches);
+    std::size_t open_lanes = 0;  // lanes forked for the group being enqueued
+    const auto close_group = [&] {
+      if (open_lanes > 0) (void)session_.join_lanes(open_lanes);
+    };
     for (std::size_t i = 0; i < side.plan.launches.size(); ++i) {
       const auto& l = side.plan.launches[i];
-      const std::string what = fmt::format("{} launch {} ({})", side.role, i, l.kernel);
-      if (auto forked = session_.fork_lanes(lanes[i].fork_before); !forked) {
-        return Verdict{Status::kLaunchError, fmt::format("{}: {}", what, forked.error().message)};
+      const LaunchLane& lane = side.lanes[i];
+      if (lane.fork_before > 0) {
+        if (auto forked = session_.fork_lanes(lane.fork_before); !forked) return infrastructure(forked.error());
+        open_lanes = lane.fork_before;
       }
       const std::array<unsigned, 3> cluster = l.set_cluster_dims
                                                   ? std::array<unsigned, 3>{l.cluster.x, l.cluster.y, l.cluster.z}
                                                   : std::array<unsigned, 3>{1, 1, 1};
       auto launched = session_.launch_function(side.functions[i], {l.grid.x, l.grid.y, l.grid.z},
                                                {l.block.x, l.block.y, l.block.z}, cluster, l.dynamic_smem_bytes,
-                                               args.data(), what, lanes[i].lane);
-      if (!launched) return Verdict{Status::kLaunchError, launched.error().message};
-      if (auto joined = session_.join_lanes(lanes[i].join_after); !joined) {
-        return Verdict{Status::kLaunchError, fmt::format("{}: {}", what, joined.error().message)};
+                                               args.data(), fmt::format("{} launch {} ({})", side.role, i, l.kernel),
+                                               lane.lane);
+      if (!launched) {
+        close_group();
+        return Verdict{Status::kLaunchError, launched.error().message};
+      }
+      if (lane.join_after > 0) {
+        if (auto joined = session_.join_lanes(lane.join_after); !joined) return infrastructure(joined.error());
+        open_lanes = 0;
       }
     }
     return std::nullopt;

@@ -1,6 +1,8 @@
 // expect: PASSED — an honest control: two kernels run side by side (kLaunchWithPrevious); the first waits for a flag only the second sets, so run one after the other it would never end (TIMEOUT).
 // Adversarial corpus for example.softmax: a correct candidate whose plan needs its group of launches to run at once,
-// as the candidate ABI promises. It must never fail where the harness keeps that promise.
+// as the candidate ABI promises. CUDA itself promises nothing of the kind for two streams: under CUDA_LAUNCH_BLOCKING=1
+// or a serialising tool it hangs, and it relies on the GPU having room for both kernels (32 blocks and 1). It must
+// never fail where the harness keeps that promise.
 #include <kseek/device/launch_plan.h>
 #include <kseek/example/softmax_problem.h>
 
@@ -8,6 +10,7 @@ namespace {
 
 using kseek::example::SoftmaxProblem;
 constexpr int kThreads = 256;
+constexpr unsigned kSoftmaxBlocks = 32;  // few enough that the releasing kernel always finds a free SM beside them
 
 __device__ float load_x(const SoftmaxProblem& p, long long i) {
   if (p.dtype == kseek::example::kSoftmaxFP32) return static_cast<const float*>(p.x)[i];
@@ -65,13 +68,11 @@ __device__ void plan_launch(kseek::LaunchPlan* plan, int index, const char* kern
   l.flags = 0;
 }
 
-
-// Launch 1 starts with launch 0 instead of after it.
+// Launch `index` starts with the launch before it instead of after it.
 __device__ void launch_with_previous(kseek::LaunchPlan* plan, int index) {
   plan->launches[index].flags = kseek::kLaunchWithPrevious;
 }
 
-constexpr unsigned kSoftmaxBlocks = 32;  // few enough that the releasing kernel always finds a free SM beside them
 
 }  // namespace
 
@@ -101,7 +102,9 @@ extern "C" __global__ void c4_softmax_after_the_flag(const __grid_constant__ Arg
     float s = 0.0f;
     for (int c = threadIdx.x; c < p.cols; c += kThreads) s += expf((load_x(p, base + c) - m) * p.scale);
     s = block_reduce(s, false);
-    for (int c = threadIdx.x; c < p.cols; c += kThreads) store_y(p, base + c, expf((load_x(p, base + c) - m) * p.scale) / s);
+    for (int c = threadIdx.x; c < p.cols; c += kThreads) {
+      store_y(p, base + c, expf((load_x(p, base + c) - m) * p.scale) / s);
+    }
   }
 }
 

@@ -69,10 +69,12 @@ class GpuSession final : public DeviceHost {
                                const std::array<unsigned, 3>& block, const std::array<unsigned, 3>& cluster,
                                unsigned dynamic_smem, void* params, const std::string& what, std::size_t lane = 0);
 
-  // Lanes beside the session's stream, for a plan's launches that run side by side (kLaunchWithPrevious): made on
-  // first use (non-blocking, like the session's), kept for the session. fork_lanes makes lanes 1..count wait for all
-  // that was enqueued on lane 0 so far; join_lanes makes lane 0 wait for all that was enqueued on lanes 1..count, so
-  // that what follows on lane 0 (another launch, the end of a timed window, a synchronisation) comes after them.
+  // Lanes beside the session's stream, for a plan's launches that run side by side (kLaunchWithPrevious). make_lanes
+  // makes lanes 1..count where they do not exist yet (non-blocking streams, like the session's, each with an event),
+  // kept for the session: outside any timed window. fork_lanes makes lanes 1..count wait for all that was enqueued on
+  // lane 0 so far; join_lanes makes lane 0 wait for all that was enqueued on lanes 1..count, so that what follows on
+  // lane 0 (another launch, the end of a timed window, a synchronisation) comes after them. Both need the lanes made.
+  Result<void> make_lanes(std::size_t count);
   Result<void> fork_lanes(std::size_t count);
   Result<void> join_lanes(std::size_t count);
 
