@@ -170,10 +170,17 @@ BackgroundBuild::BackgroundBuild(BackgroundBuild&& other) noexcept
 }
 
 // Not waited for (the evaluation was left by an exception): nothing will read the results, so the builds end now.
-// The cache's writes are atomic; a build cut short leaves nothing there.
+// The cache's writes are atomic; a build cut short leaves nothing there. The pipe is closed unread: the killed
+// process's compiler children hold its write end until their own caps end them, and reading to its end would wait
+// for them.
 BackgroundBuild::~BackgroundBuild() {
-  if (pid_ > 0) ::kill(pid_, SIGKILL);
-  wait();
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  ::close(fd_);
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  std::error_code ec;
+  fs::remove(request_file_, ec);
 }
 
 void BackgroundBuild::wait() {

@@ -33,7 +33,7 @@ inline constexpr int kBesidePriority = 10;
 class BackgroundBuild {
  public:
   // Starts `kseek_executable __build` on those of `requests` that `builds`' cache does not hold, one after the other
-  // at the lowest priority, when that is useful: there is a cache, something is not in it, and there are
+  // at nice kBesidePriority, when that is useful: there is a cache, something is not in it, and there are
   // kMinBuildThreadsBeside build threads or more. Otherwise starts nothing, and why_not() says why.
   static BackgroundBuild start(BuildService& builds, const std::vector<CompileRequest>& requests,
                                const std::filesystem::path& kseek_executable);
