@@ -95,10 +95,11 @@ std::string contract_markdown(const Plugin& plugin, const Constraints& constrain
 - Options: `{options}`.
 - `extern "C" __global__ void kseek_plan(const Problem problem, kseek::LaunchPlan* plan)` runs on one thread
   before any launch, with every device pointer of `problem` null, and fills the plan (`launch_plan.h`): the ordered
-  launches (kernel name, grid, block, cluster, dynamic shared memory), the workspace size and any TMA tensor maps.
+  launches (kernel name, grid, block, cluster, dynamic shared memory, and `flags`: `kLaunchWithPrevious` starts a
+  launch with the one before it), the workspace size and any TMA tensor maps.
 - Every planned kernel is `extern "C" __global__ void name(const __grid_constant__ kseek::KernelArgs<Problem> args)`:
   `args.problem`, `args.workspace` (zeroed before every launch sequence), `args.tensor_maps`.
-- The harness owns buffers, stream and launches. Outputs are poisoned before each launch sequence: every output
+- The harness owns buffers, streams and launches. Outputs are poisoned before each launch sequence: every output
   element must be written, and inputs must not be.
 
 )",
