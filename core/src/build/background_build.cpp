@@ -1,15 +1,12 @@
-// The parent writes the requests to a file and forks; the child does nothing but move its descriptors, ask to die
-// with its parent, lower its priority and exec `kseek __build FILE` (all system calls, safe after a fork of a threaded
-// process). That kseek removes the file once read, compiles each request through a BuildService on the same cache
-// folder and prints a JSON line per request, which the parent reads from a pipe at wait() and keys by cache key.
-// It must never run anything but system calls between the fork and the exec, and never leave the process running
-// past its BackgroundBuild.
+// The parent writes the requests to a file and starts `kseek __build FILE` as every build program is started
+// (start_capped: fork and exec with only system calls between, so safe from a threaded process; the child dies with
+// its parent; no memory or CPU cap here, its compilers have their own). That kseek removes the file once read,
+// compiles each request through a BuildService on the same cache folder and prints a JSON line per request, which the
+// parent reads from the pipe at wait() and keys by cache key. It must never leave the process running past its
+// BackgroundBuild.
 #include "kseek/core/build/background_build.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "kseek/core/build/build_cache.hpp"
+#include "kseek/core/build/capped_process.hpp"
 #include "kseek/core/build/compile_request_json.hpp"
 #include "kseek/core/build/nvrtc_compiler.hpp"
 #include "kseek/core/util/files.hpp"
@@ -31,15 +29,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-// A descriptor above the standard three (close-on-exec): a parent started with 0, 1 or 2 closed would otherwise get
-// one of them back, and the child's dup2 onto them would overwrite it.
-int above_standard(int fd) {
-  if (fd < 0 || fd > 2) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  ::close(fd);
-  return moved;
-}
 
 // A fresh name in the temporary folder, or "" when there is none ($TMPDIR naming a folder that does not exist).
 fs::path request_file_path() {
@@ -102,55 +91,19 @@ BackgroundBuild BackgroundBuild::start(BuildService& builds, const std::vector<C
     background.why_not_ = "cannot write the requests: " + written.error().message;
     return background;
   }
-  // Everything the child needs is made before the fork: after it, only system calls.
-  const std::string program = kseek_executable.string();
-  const std::string file = request_file.string();
-  const char* argv[] = {program.c_str(), "__build", file.c_str(), nullptr};
-  const auto fail = [&](const char* what) {
-    background.why_not_ = fmt::format("{}: {}", what, std::strerror(errno));
+  // A lower priority, for it and the compilers it starts: these builds fill the cores the candidate's build leaves
+  // idle and yield where the two contend. Not the lowest: once the candidate is built the parent waits for these, and
+  // at nice 19 any other work on the machine would starve them (CFS weight 15 against 1024).
+  const CappedProgram started = start_capped({kseek_executable.string(), "__build", request_file.string()},
+                                             /*memory_cap_bytes=*/0, /*cpu_seconds=*/0.0, kBesidePriority);
+  if (started.pid < 0) {
+    background.why_not_ = std::string("cannot start the build process: ") + std::strerror(errno);
     std::error_code ec;
     fs::remove(request_file, ec);
-    return std::move(background);
-  };
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return fail("pipe");
-  fds[0] = above_standard(fds[0]);
-  fds[1] = above_standard(fds[1]);
-  const int dev_null = above_standard(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (fds[0] < 0 || fds[1] < 0 || dev_null < 0) {
-    for (const int fd : {fds[0], fds[1], dev_null}) {
-      if (fd >= 0) ::close(fd);
-    }
-    return fail("descriptors");
+    return background;
   }
-  const pid_t parent = ::getpid();
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::close(dev_null);
-    return fail("fork");
-  }
-  if (child == 0) {
-    // Killed when the thread that started it ends (the evaluation waits for it first), and so with the process.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) _exit(127);  // the parent ended before the line above took effect
-    ::dup2(dev_null, 0);
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    // Nothing else of the parent's: a descriptor another thread opened without close-on-exec stays there.
-    (void)::close_range(3, ~0U, 0);
-    // A lower priority, for it and the compilers it starts: these builds fill the cores the candidate's build leaves
-    // idle and yield where the two contend. Not the lowest: once the candidate is built the parent waits for these,
-    // and at nice 19 any other work on the machine would starve them (CFS weight 15 against 1024).
-    (void)::setpriority(PRIO_PROCESS, 0, kBesidePriority);
-    ::execv(argv[0], const_cast<char* const*>(argv));
-    _exit(127);
-  }
-  ::close(fds[1]);
-  ::close(dev_null);
-  background.pid_ = child;
-  background.fd_ = fds[0];
+  background.pid_ = started.pid;
+  background.fd_ = started.output_fd;
   background.request_file_ = request_file;
   return background;
 }

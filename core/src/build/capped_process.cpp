@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -121,14 +122,36 @@ void write_all(int fd, const std::string& bytes) {
   _exit(0);
 }
 
-// A pipe (fds[0] to read, fds[1] for the child to write) and a forked child: the child's pid (0 in the child), or -1
-// with both ends closed when either step fails.
+// A descriptor above the standard three (close-on-exec): a process started with 0, 1 or 2 closed would otherwise get
+// one of them back, and a child's dup2 onto them would overwrite it.
+int above_standard(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  ::close(fd);
+  return moved;
+}
+
+// A pipe (fds[0] to read, fds[1] for the child to write) and a forked child that dies with the thread that forked it
+// (and so with this process): the child's pid (0 in the child), or -1 with both ends closed when either step fails.
 pid_t fork_with_pipe(int (&fds)[2]) {
   if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  fds[0] = above_standard(fds[0]);
+  fds[1] = above_standard(fds[1]);
+  if (fds[0] < 0 || fds[1] < 0) {
+    for (const int fd : fds) {
+      if (fd >= 0) ::close(fd);
+    }
+    return -1;
+  }
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
+  }
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) _exit(127);  // the parent ended before the line above took effect
   }
   return child;
 }
@@ -165,7 +188,8 @@ CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_
   return run;
 }
 
-CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes, double cpu_seconds) {
+CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes, double cpu_seconds,
+                           int nice) {
   CappedProgram program;
   if (argv.empty()) return program;
   // The argument vector is built before the fork: the child only calls what is safe after one.
@@ -180,6 +204,9 @@ CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t m
     if (null_in >= 0) ::dup2(null_in, 0);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
+    // Nothing else of the parent's: a descriptor another thread opened without close-on-exec stays there.
+    (void)::close_range(3, ~0U, 0);
+    if (nice != 0) (void)::setpriority(PRIO_PROCESS, 0, nice);
     cap_address_space(memory_cap_bytes, /*inherited_mappings=*/false);
     cap_cpu_time(cpu_seconds);
     ::execv(args[0], args.data());

@@ -37,15 +37,18 @@ inline constexpr double kWallSecondsPerCpuSecond = 4.0;
 CappedRun run_capped(const std::function<std::string()>& work, BuildClock::time_point deadline,
                      std::uint64_t memory_cap_bytes, double cpu_seconds = 0.0);
 
-// Starts `argv` (argv[0] a path) in a child under the cap, its stdout and stderr captured together. The caller
-// waits for it with wait_capped; several may run at once.
+// Starts `argv` (argv[0] a path) in a child under the cap, its stdin /dev/null, its stdout and stderr captured
+// together, no other descriptor of this process open in it, at `nice` (0: this process's priority). The caller waits
+// for it with wait_any_capped; several may run at once. Every child of this file, program or work, is killed when the
+// thread that started it ends, and so with this process. Safe from a process with threads: only system calls run
+// between the fork and the exec.
 struct CappedProgram {
   int pid = -1;
   int output_fd = -1;
   std::string output;
 };
 CappedProgram start_capped(const std::vector<std::string>& argv, std::uint64_t memory_cap_bytes,
-                           double cpu_seconds = 0.0);
+                           double cpu_seconds = 0.0, int nice = 0);
 
 // Starts `work` in a forked child under the cap, like run_capped, without waiting: its return value is the child's
 // output, read by wait_any_capped beside programs'. Exit status 3: it ran out of memory under the cap.
