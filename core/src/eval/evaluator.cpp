@@ -239,8 +239,7 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
     // candidate (the two cold builds of a fresh machine were 28 s one after the other on an H200); the results come
     // back through the cache. Not the seed in an A/A run: there the candidate's build is the seed's.
     std::vector<CompileRequest> others;
-    const bool seed_is_candidate = input.candidate.name == seed->name && input.candidate.text == seed->text;
-    if (!seed_is_candidate) others.push_back(seed_request);  // the requests differ only in their source
+    if (seed_request != candidate_request) others.push_back(seed_request);
     if (library_request) others.push_back(*library_request);
     others.push_back(harness);
     BackgroundBuild beside = BackgroundBuild::start(builds, others, build_executable);
@@ -249,7 +248,7 @@ Result<BuildStage> build_binaries(const std::map<std::string, std::vector<const 
     const CandidateBuild seed_build = builds.build_and_check(seed_request, input.constraints);
     stage.list.push_back(recorded_build("candidate", candidate_build));
     stage.list.push_back(recorded_build("seed", seed_build));
-    if (!seed_is_candidate) note_built_beside(stage.list.back(), seed_build.compile, seed_request, beside);
+    note_built_beside(stage.list.back(), seed_build.compile, seed_request, beside);
     CompileOutput library;
     library.status = Status::kOk;  // a plugin without device code has nothing to build; its worker says what is missing
     if (library_request) {
