@@ -465,9 +465,9 @@ Result<bool> tensor_core_references_by_default() {
 }
 
 std::string reference_engine_setting() {
-  const char* value = std::getenv(kReferenceEngineVariable);
-  if (value != nullptr && *value != '\0') return value;
-  return kTensorCoreReferencesByDefault ? "tensor-cores" : "fma";
+  const auto by_default = tensor_core_references_by_default();
+  if (!by_default) return std::getenv(kReferenceEngineVariable);  // the unusable value as it is
+  return *by_default ? "tensor-cores" : "fma";
 }
 
 Result<ReferenceTiling> plan_reference(const AttentionWorkload& w, int multiprocessors, ReferenceEngineChoice choice) {
